@@ -1,0 +1,309 @@
+//! Parsing of `#[tool(...)]` and `#[arg(...)]`.
+
+use proc_macro2::TokenStream;
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::{Expr, ExprLit, Lit, LitStr, Token};
+
+use crate::ctxt::Ctxt;
+
+const TOOL_KEYS: &str = "`core`, `deferred`, `name`, `description`, `keywords`, `crate`";
+const ARG_KEYS: &str = "`default`, `rename`, `description`";
+
+/// Whether a tool is always sent to the model or listed by name only.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Core,
+    Deferred,
+}
+
+/// The arguments of `#[tool(...)]`.
+#[derive(Default)]
+pub struct ToolAttr {
+    pub kind: Option<Kind>,
+    pub name: Option<LitStr>,
+    pub description: Option<LitStr>,
+    pub keywords: Vec<LitStr>,
+    pub krate: Option<syn::Path>,
+}
+
+/// The arguments of `#[arg(...)]` on one parameter.
+#[derive(Default)]
+pub struct ArgAttr {
+    /// `default` alone (`None` inside) or `default = EXPR`.
+    pub default: Option<Option<Expr>>,
+    pub rename: Option<LitStr>,
+    pub description: Option<LitStr>,
+}
+
+fn key_name(meta: &ParseNestedMeta<'_>) -> String {
+    meta.path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// Consumes whatever value follows an unknown or misused key so that parsing
+/// can go on and report later mistakes too.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        meta.input.parse::<proc_macro2::Group>()?;
+    }
+    Ok(())
+}
+
+/// Parses `= "literal"`, reporting a non-string value on its token.
+fn string_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<Option<LitStr>> {
+    let expr: Expr = meta.value()?.parse()?;
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Ok(Some(s)),
+        other => {
+            cx.error_spanned_by(
+                &other,
+                format!("`{key}` takes a string literal, e.g. {key} = \"…\""),
+            );
+            Ok(None)
+        }
+    }
+}
+
+fn repeated(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str, attr: &str) {
+    cx.error_spanned_by(
+        &meta.path,
+        format!("repeated `{key}` in #[{attr}(...)]; give each key once"),
+    );
+}
+
+fn no_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) || meta.input.peek(syn::token::Paren) {
+        cx.error_at(
+            meta.input.span(),
+            format!("`{key}` takes no value; write `{key}` alone"),
+        );
+        skip_value(meta)?;
+    }
+    Ok(())
+}
+
+/// Parses the tokens inside `#[tool(...)]`.
+pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
+    let mut attr = ToolAttr::default();
+    let mut seen_keywords = false;
+    let parser = syn::meta::parser(|meta| {
+        let key = key_name(&meta);
+        match key.as_str() {
+            "core" | "deferred" => {
+                let kind = if key == "core" {
+                    Kind::Core
+                } else {
+                    Kind::Deferred
+                };
+                match attr.kind {
+                    Some(prev) if prev == kind => repeated(cx, &meta, &key, "tool"),
+                    Some(_) => cx.error_spanned_by(
+                        &meta.path,
+                        "`core` and `deferred` cannot be used together; a tool is either always sent (`core`) or loaded on demand (`deferred`)",
+                    ),
+                    None => attr.kind = Some(kind),
+                }
+                no_value(cx, &meta, &key)?;
+            }
+            "name" | "description" => {
+                let slot_taken = if key == "name" {
+                    attr.name.is_some()
+                } else {
+                    attr.description.is_some()
+                };
+                if slot_taken {
+                    repeated(cx, &meta, &key, "tool");
+                    skip_value(&meta)?;
+                } else if let Some(value) = string_value(cx, &meta, &key)? {
+                    if key == "name" {
+                        attr.name = Some(value);
+                    } else {
+                        attr.description = Some(value);
+                    }
+                }
+            }
+            "keywords" => {
+                if seen_keywords {
+                    repeated(cx, &meta, &key, "tool");
+                    skip_value(&meta)?;
+                } else {
+                    seen_keywords = true;
+                    let expr: Expr = meta.value()?.parse()?;
+                    attr.keywords = parse_keywords(cx, &expr);
+                }
+            }
+            "crate" => {
+                if attr.krate.is_some() {
+                    repeated(cx, &meta, &key, "tool");
+                    skip_value(&meta)?;
+                } else {
+                    attr.krate = Some(meta.value()?.parse()?);
+                }
+            }
+            _ => {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("unknown key `{key}` in #[tool(...)]; accepted keys: {TOOL_KEYS}"),
+                );
+                skip_value(&meta)?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(err) = parser.parse2(args) {
+        cx.syn_error(err);
+    }
+    attr
+}
+
+fn parse_keywords(cx: &Ctxt, expr: &Expr) -> Vec<LitStr> {
+    let Expr::Array(array) = expr else {
+        cx.error_spanned_by(
+            expr,
+            "`keywords` takes a list of string literals, e.g. keywords = [\"schedule\", \"task\"]",
+        );
+        return Vec::new();
+    };
+    let mut out: Vec<LitStr> = Vec::new();
+    for elem in &array.elems {
+        match elem {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => {
+                let value = s.value();
+                if value.trim().is_empty() {
+                    cx.error_spanned_by(s, "keywords cannot be empty; remove it or write a word");
+                } else if out
+                    .iter()
+                    .any(|k| k.value().trim().eq_ignore_ascii_case(value.trim()))
+                {
+                    cx.error_spanned_by(
+                        s,
+                        format!("repeated keyword \"{value}\"; list each keyword once"),
+                    );
+                } else {
+                    out.push(s.clone());
+                }
+            }
+            other => cx.error_spanned_by(
+                other,
+                "keywords must be string literals, e.g. keywords = [\"schedule\", \"task\"]",
+            ),
+        }
+    }
+    out
+}
+
+/// Parses every `#[arg(...)]` attribute of one parameter into one value.
+pub fn parse_arg_attrs<'a>(
+    cx: &Ctxt,
+    attrs: impl IntoIterator<Item = &'a syn::Attribute>,
+) -> ArgAttr {
+    let mut out = ArgAttr::default();
+    for attr in attrs {
+        let list = match &attr.meta {
+            syn::Meta::List(list) => list,
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    format!("expected #[arg(...)] with one of {ARG_KEYS}"),
+                );
+                continue;
+            }
+        };
+        let result = list.parse_nested_meta(|meta| {
+            let key = key_name(&meta);
+            match key.as_str() {
+                "default" => {
+                    if out.default.is_some() {
+                        repeated(cx, &meta, &key, "arg");
+                        skip_value(&meta)?;
+                    } else if meta.input.peek(Token![=]) {
+                        out.default = Some(Some(meta.value()?.parse()?));
+                    } else {
+                        out.default = Some(None);
+                    }
+                }
+                "rename" | "description" => {
+                    let taken = if key == "rename" {
+                        out.rename.is_some()
+                    } else {
+                        out.description.is_some()
+                    };
+                    if taken {
+                        repeated(cx, &meta, &key, "arg");
+                        skip_value(&meta)?;
+                    } else if let Some(v) = string_value(cx, &meta, &key)? {
+                        if key == "rename" {
+                            out.rename = Some(v);
+                        } else {
+                            out.description = Some(v);
+                        }
+                    }
+                }
+                _ => {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        format!("unknown key `{key}` in #[arg(...)]; accepted keys: {ARG_KEYS}"),
+                    );
+                    skip_value(&meta)?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(err) = result {
+            cx.syn_error(err);
+        }
+    }
+    out
+}
+
+/// The text of `#[doc = "..."]` attributes, one entry per line, with the
+/// single leading space rustdoc adds removed. Non-literal doc attributes
+/// (`#[doc = include_str!(..)]`) are returned as expressions.
+pub enum DocPart {
+    Text(String),
+    Expr(Expr),
+}
+
+pub fn doc_parts(attrs: &[syn::Attribute]) -> Vec<DocPart> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => Some(match &nv.value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => {
+                    let v = s.value();
+                    DocPart::Text(v.strip_prefix(' ').map(str::to_owned).unwrap_or(v))
+                }
+                other => DocPart::Expr(other.clone()),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Joins doc lines into a description: trailing blanks trimmed, lines kept.
+pub fn join_docs(parts: &[DocPart]) -> Option<String> {
+    let text: Vec<&str> = parts
+        .iter()
+        .filter_map(|p| match p {
+            DocPart::Text(t) => Some(t.trim_end()),
+            DocPart::Expr(_) => None,
+        })
+        .collect();
+    let joined = text.join("\n");
+    let trimmed = joined.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_owned())
+}

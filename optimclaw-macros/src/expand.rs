@@ -1,0 +1,234 @@
+//! Code generation: one argument struct, one descriptor, one call shim.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, Item, ItemFn, ReturnType};
+
+use crate::ast::{self, ParamKind, Tool};
+use crate::attr::{self, Kind};
+use crate::ctxt::Ctxt;
+use crate::valid;
+
+/// Entry point of `#[tool]`.
+pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let cx = Ctxt::default();
+    let attr = attr::parse_tool_attr(&cx, args);
+    let item: Item = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(err) => {
+            // Not even an item: give the tokens back untouched with the error.
+            let err = err.to_compile_error();
+            return quote!(#input #err);
+        }
+    };
+    let Item::Fn(func) = &item else {
+        cx.error_at(
+            item_head(&item),
+            "#[tool] can only be applied to a function (`fn` or `async fn`)",
+        );
+        let errors = cx.into_compile_errors();
+        return quote!(#item #errors);
+    };
+    let tool = Tool::from_fn(&cx, attr, func);
+    valid::check(&cx, &tool);
+    let emitted = strip_param_attrs(func);
+    if cx.has_errors() {
+        // The function is still emitted so the IDE keeps working and no
+        // "cannot find function" error buries the real one.
+        let errors = cx.into_compile_errors();
+        return quote!(#emitted #errors);
+    }
+    let generated = generate(&tool);
+    quote!(#emitted #generated)
+}
+
+/// The token that names an item, for "not a function" errors.
+fn item_head(item: &Item) -> Span {
+    match item {
+        Item::Struct(i) => i.ident.span(),
+        Item::Enum(i) => i.ident.span(),
+        Item::Union(i) => i.ident.span(),
+        Item::Const(i) => i.ident.span(),
+        Item::Static(i) => i.ident.span(),
+        Item::Mod(i) => i.ident.span(),
+        Item::Trait(i) => i.ident.span(),
+        Item::Type(i) => i.ident.span(),
+        Item::Impl(i) => i.impl_token.span,
+        Item::Use(i) => i.use_token.span,
+        other => other.span(),
+    }
+}
+
+/// The function as the user wrote it, minus the parameter attributes rustc
+/// would reject (`///` docs) or not know (`#[arg]`, `#[serde]`, `#[schemars]`).
+fn strip_param_attrs(func: &ItemFn) -> ItemFn {
+    let mut func = func.clone();
+    for input in &mut func.sig.inputs {
+        if let FnArg::Typed(pat_type) = input {
+            pat_type.attrs.retain(|a| !ast::is_param_attr(a));
+        }
+    }
+    func
+}
+
+/// `::optimclaw` written as a string for `#[serde(crate = "...")]`.
+fn path_string(tokens: &TokenStream) -> String {
+    tokens.to_string().replace(' ', "")
+}
+
+fn generate(tool: &Tool<'_>) -> TokenStream {
+    let krate = match &tool.attr.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::optimclaw),
+    };
+    let private = quote!(#krate::__private);
+    let serde_crate = path_string(&quote!(#private::serde));
+    let schemars_crate = path_string(&quote!(#private::schemars));
+    let sig = &tool.func.sig;
+    let fn_ident = &sig.ident;
+
+    let mut defaults = Vec::new();
+    let fields: Vec<TokenStream> = tool
+        .args()
+        .enumerate()
+        .map(|(i, p)| {
+            let ident = p.ident.expect("validated: parameters are plain names");
+            let ty = p.ty;
+            let attrs = &p.field_attrs;
+            let rename = p
+                .attr
+                .rename
+                .as_ref()
+                .map(|r| quote!(#[serde(rename = #r)]));
+            let description = p
+                .attr
+                .description
+                .as_ref()
+                .map(|d| quote!(#[schemars(description = #d)]));
+            let default = match &p.attr.default {
+                None => None,
+                Some(None) => Some(quote!(#[serde(default)])),
+                Some(Some(expr)) => {
+                    let fn_name = format_ident!("__optimclaw_default_{}", i);
+                    let fn_str = fn_name.to_string();
+                    // The expression keeps its own spans: a wrong type is
+                    // reported on the user's expression.
+                    defaults.push(quote_spanned! {expr.span()=>
+                        fn #fn_name() -> #ty { #expr }
+                    });
+                    Some(quote!(#[serde(default = #fn_str)]))
+                }
+            };
+            quote! { #(#attrs)* #rename #description #default #ident: #ty }
+        })
+        .collect();
+
+    let call_args = tool.params.iter().map(|p| match p.kind {
+        ParamKind::Context => quote!(&__ctx),
+        ParamKind::Arg => {
+            let ident = p.ident.expect("validated: parameters are plain names");
+            quote!(__args.#ident)
+        }
+    });
+    let await_ = sig.asyncness.map(|_| quote!(.await));
+
+    let (ret_ty, ret_span) = match &sig.output {
+        ReturnType::Default => (quote!(()), fn_ident.span()),
+        ReturnType::Type(_, ty) => (quote!(#ty), ty.span()),
+    };
+    let finish = quote_spanned! {ret_span=>
+        #private::finish(__result)
+    };
+    let output_schema = match &sig.output {
+        ReturnType::Default => quote!(::core::option::Option::None),
+        ReturnType::Type(..) => quote! {{
+            use #private::{OutputNone as _, OutputPlain as _, OutputResult as _};
+            (&&&#private::OutputProbe::<#ret_ty>::new()).__optimclaw_output_schema()
+        }},
+    };
+
+    let name = &tool.name;
+    let description = {
+        let text = tool.description.clone().unwrap_or_default();
+        let exprs = &tool.description_exprs;
+        if exprs.is_empty() {
+            quote!(#text)
+        } else {
+            quote!(::core::concat!(#text #(, "\n", #exprs)*))
+        }
+    };
+    let kind = match tool.kind {
+        Kind::Core => quote!(#krate::ToolKind::Core),
+        Kind::Deferred => quote!(#krate::ToolKind::Deferred),
+    };
+    let keywords = tool
+        .attr
+        .keywords
+        .iter()
+        .map(|k| k.value().trim().to_owned());
+    let loc = sig.ident.span();
+    let location = quote_spanned! {loc=>
+        #krate::SourceLocation {
+            file: ::core::file!(),
+            line: ::core::line!(),
+            column: ::core::column!(),
+            module_path: ::core::module_path!(),
+        }
+    };
+    debug_assert!(valid::valid_tool_name(name));
+
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_camel_case_types, clippy::all, clippy::pedantic)]
+        const _: () = {
+            #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
+            #[serde(crate = #serde_crate, deny_unknown_fields)]
+            #[schemars(crate = #schemars_crate)]
+            struct __OptimclawArgs {
+                #(#fields,)*
+            }
+
+            #(#defaults)*
+
+            fn __optimclaw_input_schema() -> #private::serde_json::Value {
+                #private::schema_for::<__OptimclawArgs>()
+            }
+
+            fn __optimclaw_output_schema() -> ::core::option::Option<#private::serde_json::Value> {
+                #output_schema
+            }
+
+            fn __optimclaw_call(
+                __ctx: #krate::ToolContext,
+                __json: #private::serde_json::Value,
+            ) -> #krate::ToolFuture {
+                ::std::boxed::Box::pin(async move {
+                    use #private::{ErrorViaDisplay as _, ErrorViaInto as _, SplitPlain as _, SplitResult as _};
+                    let __args: __OptimclawArgs = #private::decode_args(__json)?;
+                    let __out = #fn_ident(#(#call_args),*) #await_;
+                    let __result = match (&&#private::Split::new(__out)).__optimclaw_split() {
+                        ::core::result::Result::Ok(__value) => ::core::result::Result::Ok(__value),
+                        ::core::result::Result::Err(__err) => ::core::result::Result::Err(
+                            (&&#private::ErrorWrap::new(__err)).__optimclaw_error(),
+                        ),
+                    };
+                    #finish
+                })
+            }
+
+            #private::register_tool! {
+                #krate::ToolDescriptor {
+                    name: #name,
+                    description: #description,
+                    kind: #kind,
+                    keywords: &[#(#keywords),*],
+                    input_schema: __optimclaw_input_schema,
+                    output_schema: __optimclaw_output_schema,
+                    call: __optimclaw_call,
+                    location: #location,
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,216 @@
+//! What generated code needs. Not public API: names here change freely.
+
+use std::cell::Cell;
+use std::fmt::Display;
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::ToolError;
+pub use crate::schema::schema_for;
+pub use ::{inventory, schemars, serde, serde_json};
+
+#[cfg(feature = "linkme")]
+pub use ::linkme;
+
+/// The distributed slice tools register into under the `linkme` feature.
+#[cfg(feature = "linkme")]
+#[allow(unsafe_code)]
+#[linkme::distributed_slice]
+pub static TOOLS: [crate::ToolDescriptor];
+
+#[cfg(not(feature = "linkme"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __optimclaw_register_tool {
+    ($desc:expr) => {
+        $crate::__private::inventory::submit! { $desc }
+    };
+}
+
+#[cfg(feature = "linkme")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __optimclaw_register_tool {
+    ($desc:expr) => {
+        #[$crate::__private::linkme::distributed_slice($crate::__private::TOOLS)]
+        #[linkme(crate = $crate::__private::linkme)]
+        static __OPTIMCLAW_TOOL: $crate::ToolDescriptor = $desc;
+    };
+}
+
+pub use crate::__optimclaw_register_tool as register_tool;
+
+/// Decodes the JSON arguments into the generated argument struct. The tool
+/// name is filled in by the registry.
+pub fn decode_args<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
+    let args = match args {
+        // Some models send `null` for a tool without parameters.
+        Value::Null => Value::Object(serde_json::Map::new()),
+        Value::Object(_) => args,
+        other => {
+            return Err(ToolError::decoding(
+                String::new(),
+                format!(
+                    "expected a JSON object of named arguments, got {}",
+                    crate::registry::json_type_name(&other)
+                ),
+            ));
+        }
+    };
+    serde_path_to_error::deserialize(args).map_err(|err| {
+        let path = err.path().to_string();
+        ToolError::decoding(path, err.into_inner())
+    })
+}
+
+/// Encodes a tool's result as JSON.
+pub fn finish<T: Serialize>(result: Result<T, ToolError>) -> Result<Value, ToolError> {
+    let value = result?;
+    serde_json::to_value(&value).map_err(|e| {
+        ToolError::new(format!(
+            "the tool's result could not be encoded as JSON: {e}"
+        ))
+    })
+}
+
+// Return values: `Result<T, E>` is split into its arms; any other `T` is
+// `Ok(T)`. Chosen by method resolution on the concrete return type
+// ("autoref specialisation"), so type aliases of `Result` work too.
+
+/// Holds a return value for [`SplitResult`] / [`SplitPlain`].
+pub struct Split<T>(Cell<Option<T>>);
+
+impl<T> Split<T> {
+    /// Wraps a value.
+    pub fn new(value: T) -> Self {
+        Split(Cell::new(Some(value)))
+    }
+    fn take(&self) -> T {
+        self.0.take().expect("a return value is split once")
+    }
+}
+
+/// `Result<T, E>` return values.
+pub trait SplitResult {
+    /// The success type.
+    type Ok;
+    /// The error type.
+    type Err;
+    /// Splits the value.
+    fn __optimclaw_split(&self) -> Result<Self::Ok, Self::Err>;
+}
+
+impl<T, E> SplitResult for &Split<Result<T, E>> {
+    type Ok = T;
+    type Err = E;
+    fn __optimclaw_split(&self) -> Result<T, E> {
+        self.take()
+    }
+}
+
+/// Any other return value.
+pub trait SplitPlain {
+    /// The value type.
+    type Ok;
+    /// Splits the value.
+    fn __optimclaw_split(&self) -> Result<Self::Ok, std::convert::Infallible>;
+}
+
+impl<T> SplitPlain for Split<T> {
+    type Ok = T;
+    fn __optimclaw_split(&self) -> Result<T, std::convert::Infallible> {
+        Ok(self.take())
+    }
+}
+
+/// Holds an error value for [`ErrorViaInto`] / [`ErrorViaDisplay`].
+pub struct ErrorWrap<E>(Cell<Option<E>>);
+
+impl<E> ErrorWrap<E> {
+    /// Wraps an error.
+    pub fn new(err: E) -> Self {
+        ErrorWrap(Cell::new(Some(err)))
+    }
+    fn take(&self) -> E {
+        self.0.take().expect("an error is converted once")
+    }
+}
+
+/// Errors that convert into [`ToolError`] keep their kind and data.
+pub trait ErrorViaInto {
+    /// Converts.
+    fn __optimclaw_error(&self) -> ToolError;
+}
+
+impl<E: Into<ToolError>> ErrorViaInto for &ErrorWrap<E> {
+    fn __optimclaw_error(&self) -> ToolError {
+        self.take().into()
+    }
+}
+
+/// Other errors are reported through `Display`.
+pub trait ErrorViaDisplay {
+    /// Converts.
+    fn __optimclaw_error(&self) -> ToolError;
+}
+
+impl<E: Display> ErrorViaDisplay for ErrorWrap<E> {
+    fn __optimclaw_error(&self) -> ToolError {
+        ToolError::new(self.take())
+    }
+}
+
+/// Type-level probe for the output schema of a return type.
+pub struct OutputProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
+
+impl<T: ?Sized> OutputProbe<T> {
+    /// Creates the probe.
+    pub fn new() -> Self {
+        OutputProbe(PhantomData)
+    }
+}
+
+impl<T: ?Sized> Default for OutputProbe<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `Result<T, E>` with `T: JsonSchema`: the schema of `T`.
+pub trait OutputResult {
+    /// The output schema.
+    fn __optimclaw_output_schema(&self) -> Option<Value>;
+}
+
+impl<T: schemars::JsonSchema, E> OutputResult for &&OutputProbe<Result<T, E>> {
+    fn __optimclaw_output_schema(&self) -> Option<Value> {
+        Some(schema_for::<T>())
+    }
+}
+
+/// `T: JsonSchema`: its schema.
+pub trait OutputPlain {
+    /// The output schema.
+    fn __optimclaw_output_schema(&self) -> Option<Value>;
+}
+
+impl<T: schemars::JsonSchema + ?Sized> OutputPlain for &OutputProbe<T> {
+    fn __optimclaw_output_schema(&self) -> Option<Value> {
+        Some(schema_for::<T>())
+    }
+}
+
+/// Anything else: no output schema.
+pub trait OutputNone {
+    /// The output schema.
+    fn __optimclaw_output_schema(&self) -> Option<Value>;
+}
+
+impl<T: ?Sized> OutputNone for OutputProbe<T> {
+    fn __optimclaw_output_schema(&self) -> Option<Value> {
+        None
+    }
+}

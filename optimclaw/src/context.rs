@@ -1,0 +1,101 @@
+//! Shared state that tools borrow: a cheap-to-clone typed map.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::ToolError;
+use crate::registry::Registry;
+
+type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
+
+/// What a tool can reach besides its arguments: shared values by type (a
+/// database handle, an HTTP client, a workspace root), the registry that
+/// dispatched the call, and a cancellation token.
+///
+/// Cloning is a few reference-count increments. A tool takes it as a
+/// `&ToolContext` parameter, which is injected and not part of the schema.
+///
+/// ```
+/// use optimclaw::ToolContext;
+/// struct Workspace(std::path::PathBuf);
+/// let ctx = ToolContext::new().with(Workspace("/tmp".into()));
+/// assert_eq!(ctx.get::<Workspace>().unwrap().0, std::path::Path::new("/tmp"));
+/// ```
+#[derive(Clone, Default)]
+pub struct ToolContext {
+    values: Arc<Values>,
+    cancel: CancellationToken,
+    registry: Option<Registry>,
+}
+
+impl ToolContext {
+    /// An empty context.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) the value of type `T`.
+    #[must_use]
+    pub fn with<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.insert(value);
+        self
+    }
+
+    /// Adds (or replaces) the value of type `T` in place.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        Arc::make_mut(&mut self.values).insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The value of type `T`, if one was added.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .and_then(|v| v.downcast_ref::<T>())
+    }
+
+    /// The value of type `T`, or an error saying which type is missing.
+    pub fn require<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
+        self.get::<T>().ok_or_else(|| {
+            ToolError::new(format!(
+                "this tool needs a `{}` in its ToolContext, and none was provided",
+                type_name::<T>()
+            ))
+        })
+    }
+
+    /// The token cancelled when the caller gives up on the call.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Uses `token` for cancellation of calls made with this context.
+    #[must_use]
+    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
+        self.cancel = token;
+        self
+    }
+
+    /// The registry that dispatched the current call, if any.
+    pub fn registry(&self) -> Option<&Registry> {
+        self.registry.as_ref()
+    }
+
+    pub(crate) fn with_registry(mut self, registry: Registry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+}
+
+impl fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("values", &self.values.len())
+            .field("cancelled", &self.cancel.is_cancelled())
+            .field("registry", &self.registry.is_some())
+            .finish()
+    }
+}

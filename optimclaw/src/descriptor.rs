@@ -1,0 +1,93 @@
+//! The `'static` description of a tool that `#[tool]` generates.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::{ToolContext, ToolError};
+
+/// The future a tool call returns.
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + 'static>>;
+
+/// The call shim of a linked tool: decode the JSON arguments, call the
+/// function, encode its result.
+pub type CallFn = fn(ToolContext, Value) -> ToolFuture;
+
+/// Whether a tool is always sent to the model or loaded on demand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ToolKind {
+    /// Always sent with its full schema.
+    Core,
+    /// Listed by name only in lazy mode; loaded through `tool_info`.
+    Deferred,
+}
+
+/// Where a linked tool was defined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourceLocation {
+    /// `file!()` of the function.
+    pub file: &'static str,
+    /// `line!()` of the function name.
+    pub line: u32,
+    /// `column!()` of the function name.
+    pub column: u32,
+    /// `module_path!()` of the function.
+    pub module_path: &'static str,
+}
+
+impl fmt::Display for SourceLocation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// Everything `#[tool]` knows about a function, registered at link time.
+///
+/// Schemas are functions so they are produced once, when a
+/// [`Registry`](crate::Registry) is built, not at start-up of every binary.
+pub struct ToolDescriptor {
+    /// The tool name (`^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: &'static str,
+    /// The description sent to the model (the function's doc comment).
+    pub description: &'static str,
+    /// Core or deferred.
+    pub kind: ToolKind,
+    /// Extra words for `tool_info` search.
+    pub keywords: &'static [&'static str],
+    /// Produces the JSON schema of the arguments.
+    pub input_schema: fn() -> Value,
+    /// Produces the JSON schema of the result, where the result type has one.
+    pub output_schema: fn() -> Option<Value>,
+    /// Decodes arguments, calls the function, encodes the result.
+    pub call: CallFn,
+    /// Where the function is.
+    pub location: SourceLocation,
+}
+
+impl fmt::Debug for ToolDescriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolDescriptor")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("keywords", &self.keywords)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(not(feature = "linkme"))]
+inventory::collect!(ToolDescriptor);
+
+/// Every tool linked into this binary with `#[tool]`, in link order.
+pub fn linked_tools() -> impl Iterator<Item = &'static ToolDescriptor> {
+    #[cfg(not(feature = "linkme"))]
+    {
+        inventory::iter::<ToolDescriptor>.into_iter()
+    }
+    #[cfg(feature = "linkme")]
+    {
+        crate::__private::TOOLS.iter()
+    }
+}

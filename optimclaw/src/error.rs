@@ -1,0 +1,219 @@
+//! Errors a model can act on, and errors of registry construction.
+
+use std::fmt;
+
+use serde_json::{Value, json};
+
+/// What went wrong in a tool call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ToolErrorKind {
+    /// No tool has the requested name.
+    UnknownTool,
+    /// The arguments did not match the tool's schema.
+    InvalidArguments,
+    /// The tool ran and reported an error of its own.
+    Failed,
+    /// The tool panicked; the panic was caught.
+    Panicked,
+    /// The call took longer than its time limit.
+    Timeout,
+    /// The call was cancelled.
+    Cancelled,
+    /// The tool is known (e.g. from a manifest) but has no handler here.
+    NotCallable,
+}
+
+impl ToolErrorKind {
+    /// A stable snake_case name, used in JSON error payloads.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UnknownTool => "unknown_tool",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::Failed => "failed",
+            Self::Panicked => "panicked",
+            Self::Timeout => "timeout",
+            Self::Cancelled => "cancelled",
+            Self::NotCallable => "not_callable",
+        }
+    }
+}
+
+/// The error of a tool call. Its `Display` text is written for the model:
+/// it says what was wrong and, where it can, what was expected.
+#[derive(Clone, Debug)]
+pub struct ToolError {
+    kind: ToolErrorKind,
+    message: String,
+    data: Option<Value>,
+    /// Set on argument errors made before the tool name is known: the JSON
+    /// path of the error. The registry adds the tool name.
+    pending_path: Option<String>,
+}
+
+impl ToolError {
+    /// An error reported by a tool itself.
+    pub fn new(message: impl fmt::Display) -> Self {
+        Self::with_kind(ToolErrorKind::Failed, message)
+    }
+
+    /// An error of the given kind.
+    pub fn with_kind(kind: ToolErrorKind, message: impl fmt::Display) -> Self {
+        ToolError {
+            kind,
+            message: message.to_string(),
+            data: None,
+            pending_path: None,
+        }
+    }
+
+    /// An argument error whose tool name is filled in by the registry.
+    pub(crate) fn decoding(path: String, detail: impl fmt::Display) -> Self {
+        let mut err = Self::with_kind(ToolErrorKind::InvalidArguments, detail);
+        err.pending_path = Some(path);
+        err
+    }
+
+    /// Names the tool in an argument error made by [`decoding`](Self::decoding).
+    pub(crate) fn in_tool(self, tool: &str) -> Self {
+        match &self.pending_path {
+            Some(path) => {
+                let mut err = Self::invalid_arguments(tool, path, &self.message);
+                err.data = self.data;
+                err
+            }
+            None => self,
+        }
+    }
+
+    /// Unknown tool name, listing the nearest known names.
+    pub fn unknown_tool(name: &str, nearest: &[&str]) -> Self {
+        let shown: String = name.chars().flat_map(char::escape_debug).take(80).collect();
+        let mut message = format!("unknown tool \"{shown}\"");
+        if nearest.is_empty() {
+            message.push_str("; call tool_info with keywords to find the tool you need");
+        } else {
+            message.push_str("; did you mean ");
+            message.push_str(&nearest.join(", "));
+            message.push('?');
+        }
+        Self::with_kind(ToolErrorKind::UnknownTool, message)
+    }
+
+    /// Invalid arguments for `tool`, at JSON `path` (empty for the root).
+    pub fn invalid_arguments(tool: &str, path: &str, detail: impl fmt::Display) -> Self {
+        let at = if path.is_empty() || path == "." {
+            String::new()
+        } else {
+            format!(" at `{path}`")
+        };
+        Self::with_kind(
+            ToolErrorKind::InvalidArguments,
+            format!("invalid arguments for tool `{tool}`{at}: {detail}"),
+        )
+    }
+
+    /// Attaches structured data (e.g. the tool's schema) for the model.
+    #[must_use]
+    pub fn with_data(mut self, data: Value) -> Self {
+        self.data = Some(data);
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> ToolErrorKind {
+        self.kind
+    }
+
+    /// The text for the model.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// Structured data attached to the error, if any.
+    pub fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+
+    /// The error as the JSON a model sees as the tool's result.
+    pub fn to_json(&self) -> Value {
+        let mut err = json!({ "kind": self.kind.as_str(), "message": self.message });
+        if let Some(data) = &self.data {
+            err["data"] = data.clone();
+        }
+        json!({ "error": err })
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl From<std::convert::Infallible> for ToolError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}
+
+impl From<String> for ToolError {
+    fn from(message: String) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<&str> for ToolError {
+    fn from(message: &str) -> Self {
+        Self::new(message)
+    }
+}
+
+impl From<std::io::Error> for ToolError {
+    fn from(err: std::io::Error) -> Self {
+        Self::new(err)
+    }
+}
+
+impl From<serde_json::Error> for ToolError {
+    fn from(err: serde_json::Error) -> Self {
+        Self::new(err)
+    }
+}
+
+/// Why a [`Registry`](crate::Registry) could not be built: every problem
+/// found, not just the first.
+#[derive(Clone, Debug)]
+pub struct RegistryError {
+    problems: Vec<String>,
+}
+
+impl RegistryError {
+    pub(crate) fn new(problems: Vec<String>) -> Self {
+        RegistryError { problems }
+    }
+
+    /// One line per problem.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the tool registry has {} problem{}:",
+            self.problems.len(),
+            if self.problems.len() == 1 { "" } else { "s" }
+        )?;
+        for p in &self.problems {
+            write!(f, "\n  - {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for RegistryError {}
