@@ -1,0 +1,603 @@
+//! The pass-suite: one tool per supported shape. For each, the generated
+//! schema is compared with a committed snapshot and a call goes through the
+//! registry by name. Run with `--features linkme` for the other backend.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use optimclaw::{Registry, ToolContext, ToolError, ToolErrorKind, ToolKind, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// Report the server's health.
+#[tool(core)]
+fn no_args() -> &'static str {
+    "ok"
+}
+
+/// Return the text it is given.
+#[tool(keywords = ["repeat", "say"])]
+fn one_arg(
+    /// The text to return.
+    text: String,
+) -> String {
+    text
+}
+
+/// Greet someone, by title when one is given.
+#[tool]
+fn optional_arg(
+    /// The person's name.
+    name: String,
+    /// A title such as "Dr"; omitted when absent.
+    title: Option<String>,
+) -> String {
+    match title {
+        Some(t) => format!("Hello, {t} {name}"),
+        None => format!("Hello, {name}"),
+    }
+}
+
+/// Create a background job.
+#[tool(deferred, keywords = ["background", "schedule", "task"])]
+fn with_defaults(
+    /// What the job should do.
+    prompt: String,
+    /// 1 is most urgent, 10 least.
+    #[arg(default = 5)]
+    priority: u8,
+    /// Give up after this many seconds.
+    #[arg(default = 300)]
+    timeout_secs: u64,
+    /// Labels for the job.
+    #[arg(default)]
+    labels: Vec<String>,
+) -> Value {
+    json!({ "prompt": prompt, "priority": priority, "timeout_secs": timeout_secs, "labels": labels })
+}
+
+/// Join words with a separator.
+#[tool]
+fn vec_arg(
+    /// The words to join.
+    words: Vec<String>,
+    /// Put between words.
+    #[arg(default = String::from(" "))]
+    separator: String,
+) -> String {
+    words.join(&separator)
+}
+
+/// Sum the values of a map.
+#[tool]
+fn map_arg(
+    /// Named amounts.
+    amounts: HashMap<String, i64>,
+) -> i64 {
+    amounts.values().sum()
+}
+
+/// A point on a plane.
+#[derive(Deserialize, Serialize, JsonSchema)]
+struct Point {
+    /// Horizontal position.
+    x: f64,
+    /// Vertical position.
+    y: f64,
+}
+
+/// A segment between two points.
+#[derive(Deserialize, JsonSchema)]
+struct Segment {
+    /// Where it starts.
+    from: Point,
+    /// Where it ends.
+    to: Point,
+}
+
+/// Measure the length of a segment.
+#[tool]
+fn nested_struct(
+    /// The segment to measure.
+    segment: Segment,
+) -> f64 {
+    let (dx, dy) = (segment.to.x - segment.from.x, segment.to.y - segment.from.y);
+    (dx * dx + dy * dy).sqrt()
+}
+
+/// A colour without data.
+#[derive(Deserialize, JsonSchema, Debug)]
+#[serde(rename_all = "snake_case")]
+enum Colour {
+    /// Like blood.
+    Red,
+    /// Like grass.
+    Green,
+    /// Like the sky.
+    Blue,
+}
+
+/// Name the hex code of a colour.
+#[tool]
+fn unit_enum(
+    /// The colour.
+    colour: Colour,
+) -> &'static str {
+    match colour {
+        Colour::Red => "#ff0000",
+        Colour::Green => "#00ff00",
+        Colour::Blue => "#0000ff",
+    }
+}
+
+/// A shape with its measures.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Shape {
+    /// A circle.
+    Circle {
+        /// Its radius.
+        radius: f64,
+    },
+    /// A rectangle.
+    Rectangle {
+        /// Its width.
+        width: f64,
+        /// Its height.
+        height: f64,
+    },
+}
+
+/// Compute the area of a shape.
+#[tool]
+fn data_enum(
+    /// The shape.
+    shape: Shape,
+) -> f64 {
+    match shape {
+        Shape::Circle { radius } => std::f64::consts::PI * radius * radius,
+        Shape::Rectangle { width, height } => width * height,
+    }
+}
+
+/// Contact details, named in camelCase on the wire.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+struct Contact {
+    /// Given name.
+    first_name: String,
+    /// Family name.
+    last_name: String,
+    /// Where to write.
+    #[serde(rename = "email")]
+    mail_address: Option<String>,
+}
+
+/// Format a contact as one line.
+#[tool]
+fn serde_renames(
+    /// Who.
+    contact: Contact,
+) -> String {
+    match contact.mail_address {
+        Some(mail) => format!("{} {} <{mail}>", contact.first_name, contact.last_name),
+        None => format!("{} {}", contact.first_name, contact.last_name),
+    }
+}
+
+/// Describe numbers and a flag.
+#[tool]
+fn scalars(
+    /// A small unsigned integer.
+    small: u8,
+    /// A signed integer.
+    signed: i32,
+    /// A float.
+    ratio: f64,
+    /// A flag.
+    flag: bool,
+) -> Value {
+    json!([small, signed, ratio, flag])
+}
+
+/// Why a division failed.
+#[derive(Debug)]
+enum DivError {
+    ByZero,
+}
+
+impl fmt::Display for DivError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DivError::ByZero => f.write_str("cannot divide by zero; pass a non-zero divisor"),
+        }
+    }
+}
+
+/// Divide two integers.
+#[tool]
+fn custom_error(
+    /// The dividend.
+    a: i64,
+    /// The divisor (not zero).
+    b: i64,
+) -> Result<i64, DivError> {
+    if b == 0 {
+        return Err(DivError::ByZero);
+    }
+    Ok(a / b)
+}
+
+/// An error type that converts into `ToolError`.
+struct NotFound(String);
+
+impl From<NotFound> for ToolError {
+    fn from(e: NotFound) -> Self {
+        ToolError::new(format!("no entry named \"{}\"", e.0))
+    }
+}
+
+/// Look up an entry.
+#[tool]
+fn into_tool_error(
+    /// The entry's name.
+    key: String,
+) -> Result<u32, NotFound> {
+    if key == "answer" {
+        Ok(42)
+    } else {
+        Err(NotFound(key))
+    }
+}
+
+/// Wait a little, then answer.
+#[tool]
+async fn async_await(
+    /// Milliseconds to wait.
+    millis: u64,
+) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+    format!("waited {millis} ms")
+}
+
+/// A counter shared by tools.
+struct Counter(std::sync::atomic::AtomicU64);
+
+/// Increment the shared counter.
+#[tool(core)]
+async fn with_context(
+    ctx: &ToolContext,
+    /// How much to add.
+    #[arg(default = 1)]
+    by: u64,
+) -> Result<u64, ToolError> {
+    let counter = ctx.require::<Counter>()?;
+    Ok(counter.0.fetch_add(by, std::sync::atomic::Ordering::SeqCst) + by)
+}
+
+/// The result of a search.
+#[derive(Serialize, JsonSchema)]
+struct SearchResult {
+    /// Matching lines.
+    hits: Vec<String>,
+    /// How many lines were searched.
+    scanned: usize,
+}
+
+/// Find lines containing a word.
+#[tool]
+fn output_schema(
+    /// Text to search, one entry per line.
+    text: String,
+    /// The word to find.
+    word: String,
+) -> SearchResult {
+    let hits: Vec<String> = text
+        .lines()
+        .filter(|l| l.contains(&word))
+        .map(str::to_owned)
+        .collect();
+    SearchResult {
+        hits,
+        scanned: text.lines().count(),
+    }
+}
+
+/// Check that a file name has no path separator.
+#[tool]
+fn io_result(
+    /// A file name.
+    file_name: String,
+) -> std::io::Result<bool> {
+    if file_name.contains('/') {
+        return Err(std::io::Error::other("a file name cannot contain `/`"));
+    }
+    Ok(true)
+}
+
+/// Send an event; returns nothing.
+#[tool]
+fn unit_return(
+    /// The event's type.
+    r#type: String,
+    /// The payload.
+    #[arg(rename = "data")]
+    payload: Value,
+) {
+    let _ = (r#type, payload);
+}
+
+#[tool(
+    name = "renamed-tool",
+    description = "A tool whose name and description are set in the attribute."
+)]
+fn attribute_overrides() -> u8 {
+    7
+}
+
+const SHAPES: &[&str] = &[
+    "no_args",
+    "one_arg",
+    "optional_arg",
+    "with_defaults",
+    "vec_arg",
+    "map_arg",
+    "nested_struct",
+    "unit_enum",
+    "data_enum",
+    "serde_renames",
+    "scalars",
+    "custom_error",
+    "into_tool_error",
+    "async_await",
+    "with_context",
+    "output_schema",
+    "io_result",
+    "unit_return",
+    "renamed-tool",
+];
+
+fn registry() -> Registry {
+    Registry::from_linked().expect("the pass-suite tools are valid")
+}
+
+#[test]
+fn every_shape_matches_its_schema_snapshot() {
+    let registry = registry();
+    for name in SHAPES {
+        let tool = registry
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is registered"));
+        let view = json!({
+            "name": tool.name(),
+            "description": tool.description(),
+            "kind": format!("{:?}", tool.kind()),
+            "keywords": tool.keywords(),
+            "input_schema": tool.input_schema(),
+            "output_schema": tool.output_schema(),
+        });
+        insta::assert_json_snapshot!(*name, view);
+    }
+}
+
+#[test]
+fn no_schema_has_meta_noise() {
+    for tool in registry().tools() {
+        let schema = tool.input_schema();
+        assert_eq!(schema["type"], "object", "{}", tool.name());
+        assert!(
+            schema.get("properties").is_some_and(Value::is_object),
+            "{}",
+            tool.name()
+        );
+        assert!(schema.get("$schema").is_none(), "{}", tool.name());
+        assert!(schema.get("title").is_none(), "{}", tool.name());
+        assert!(
+            !schema.to_string().contains("\"format\":\"uint"),
+            "{}",
+            tool.name()
+        );
+    }
+}
+
+#[test]
+fn kinds_and_keywords_come_from_the_attribute() {
+    let registry = registry();
+    assert_eq!(registry.get("no_args").unwrap().kind(), ToolKind::Core);
+    assert_eq!(registry.get("one_arg").unwrap().kind(), ToolKind::Deferred);
+    assert_eq!(
+        registry.get("with_defaults").unwrap().kind(),
+        ToolKind::Deferred
+    );
+    assert_eq!(
+        registry.get("with_defaults").unwrap().keywords(),
+        ["background", "schedule", "task"]
+    );
+    assert!(registry.get("attribute_overrides").is_none());
+}
+
+#[test]
+fn tool_functions_stay_plain_functions() {
+    assert_eq!(one_arg("hi".into()), "hi");
+    assert_eq!(custom_error(6, 3).unwrap(), 2);
+    assert_eq!(attribute_overrides(), 7);
+}
+
+async fn call(name: &str, args: Value) -> Result<Value, ToolError> {
+    let ctx = ToolContext::new().with(Counter(std::sync::atomic::AtomicU64::new(0)));
+    registry().call(name, args, &ctx).await
+}
+
+#[tokio::test]
+async fn every_shape_dispatches() {
+    let cases: Vec<(&str, Value, Value)> = vec![
+        ("no_args", json!({}), json!("ok")),
+        ("no_args", Value::Null, json!("ok")),
+        ("one_arg", json!({"text": "hi"}), json!("hi")),
+        ("optional_arg", json!({"name": "Ada"}), json!("Hello, Ada")),
+        (
+            "optional_arg",
+            json!({"name": "Ada", "title": "Dr"}),
+            json!("Hello, Dr Ada"),
+        ),
+        (
+            "with_defaults",
+            json!({"prompt": "news", "priority": 3}),
+            json!({"prompt": "news", "priority": 3, "timeout_secs": 300, "labels": []}),
+        ),
+        ("vec_arg", json!({"words": ["a", "b"]}), json!("a b")),
+        (
+            "vec_arg",
+            json!({"words": ["a", "b"], "separator": "-"}),
+            json!("a-b"),
+        ),
+        ("map_arg", json!({"amounts": {"x": 2, "y": 40}}), json!(42)),
+        (
+            "nested_struct",
+            json!({"segment": {"from": {"x": 0, "y": 0}, "to": {"x": 3, "y": 4}}}),
+            json!(5.0),
+        ),
+        ("unit_enum", json!({"colour": "green"}), json!("#00ff00")),
+        (
+            "data_enum",
+            json!({"shape": {"kind": "rectangle", "width": 2, "height": 3}}),
+            json!(6.0),
+        ),
+        (
+            "serde_renames",
+            json!({"contact": {"firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.org"}}),
+            json!("Ada Lovelace <ada@example.org>"),
+        ),
+        (
+            "scalars",
+            json!({"small": 255, "signed": -7, "ratio": 0.5, "flag": true}),
+            json!([255, -7, 0.5, true]),
+        ),
+        ("custom_error", json!({"a": 7, "b": 2}), json!(3)),
+        ("into_tool_error", json!({"key": "answer"}), json!(42)),
+        ("async_await", json!({"millis": 1}), json!("waited 1 ms")),
+        ("with_context", json!({"by": 5}), json!(5)),
+        ("with_context", json!({}), json!(1)),
+        (
+            "output_schema",
+            json!({"text": "a cat\na dog\ncatalog", "word": "cat"}),
+            json!({"hits": ["a cat", "catalog"], "scanned": 3}),
+        ),
+        ("io_result", json!({"file_name": "notes.txt"}), json!(true)),
+        (
+            "unit_return",
+            json!({"type": "ping", "data": {"n": 1}}),
+            Value::Null,
+        ),
+        ("renamed-tool", json!({}), json!(7)),
+    ];
+    for (name, args, expected) in cases {
+        let got = call(name, args.clone())
+            .await
+            .unwrap_or_else(|e| panic!("{name}({args}) failed: {e}"));
+        assert_eq!(got, expected, "{name}({args})");
+    }
+}
+
+#[tokio::test]
+async fn tool_errors_reach_the_model() {
+    let err = call("custom_error", json!({"a": 1, "b": 0}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ToolErrorKind::Failed);
+    assert_eq!(
+        err.to_string(),
+        "cannot divide by zero; pass a non-zero divisor"
+    );
+
+    let err = call("into_tool_error", json!({"key": "nope"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "no entry named \"nope\"");
+
+    let err = call("io_result", json!({"file_name": "a/b"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.to_string(), "a file name cannot contain `/`");
+
+    let err = registry()
+        .call("with_context", json!({}), &ToolContext::new())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("Counter"), "{err}");
+}
+
+#[tokio::test]
+async fn invalid_arguments_name_the_field_and_the_expectation() {
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "scalars",
+            json!({"small": 256, "signed": 1, "ratio": 1.0, "flag": true}),
+            "invalid arguments for tool `scalars` at `small`: invalid value: integer `256`, expected u8",
+        ),
+        (
+            "one_arg",
+            json!({}),
+            "invalid arguments for tool `one_arg`: missing field `text`",
+        ),
+        (
+            "one_arg",
+            json!({"text": "a", "txt": "b"}),
+            "invalid arguments for tool `one_arg` at `txt`: unknown field `txt`, expected `text`",
+        ),
+        (
+            "one_arg",
+            json!(["a"]),
+            "invalid arguments for tool `one_arg`: expected a JSON object of named arguments, got an array",
+        ),
+        (
+            "nested_struct",
+            json!({"segment": {"from": {"x": 0, "y": 0}, "to": {"x": "far", "y": 4}}}),
+            "invalid arguments for tool `nested_struct` at `segment.to.x`: invalid type: string \"far\", expected f64",
+        ),
+        (
+            "unit_enum",
+            json!({"colour": "purple"}),
+            "invalid arguments for tool `unit_enum` at `colour`: unknown variant `purple`, expected one of `red`, `green`, `blue`",
+        ),
+        (
+            "one_arg",
+            json!({"text": null}),
+            "invalid arguments for tool `one_arg` at `text`: invalid type: null, expected a string",
+        ),
+    ];
+    for (name, args, expected) in cases {
+        let err = call(name, args).await.unwrap_err();
+        assert_eq!(err.kind(), ToolErrorKind::InvalidArguments);
+        assert_eq!(err.to_string(), expected);
+    }
+}
+
+#[tokio::test]
+async fn null_for_an_optional_argument_means_absent() {
+    let got = call(
+        "with_defaults",
+        json!({"prompt": "p", "priority": null, "labels": null}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(got["priority"], 5);
+    assert_eq!(got["labels"], json!([]));
+    let got = call("optional_arg", json!({"name": "Ada", "title": null}))
+        .await
+        .unwrap();
+    assert_eq!(got, json!("Hello, Ada"));
+}
+
+#[test]
+fn the_selected_backend_holds_the_tools() {
+    let names: Vec<&str> = optimclaw::linked_tools().map(|d| d.name).collect();
+    assert!(names.contains(&"no_args"));
+    #[cfg(feature = "linkme")]
+    assert!(
+        optimclaw::__private::TOOLS
+            .iter()
+            .any(|d| d.name == "no_args")
+    );
+}
