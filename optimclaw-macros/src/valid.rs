@@ -100,13 +100,13 @@ fn check_signature(cx: &Ctxt, tool: &Tool<'_>) {
             "tool functions cannot be variadic; take a `Vec<T>` parameter instead",
         );
     }
-    if let ReturnType::Type(_, ty) = &sig.output {
-        if let Some(it) = find_impl_trait(ty) {
-            cx.error_spanned_by(
-                it,
-                "tool functions cannot return `impl Trait`; name the concrete return type",
-            );
-        }
+    if let ReturnType::Type(_, ty) = &sig.output
+        && let Some(it) = find_impl_trait(ty)
+    {
+        cx.error_spanned_by(
+            it,
+            "tool functions cannot return `impl Trait`; name the concrete return type",
+        );
     }
 }
 

@@ -6,6 +6,7 @@ mod descriptor;
 mod error;
 mod registry;
 pub mod schema;
+pub mod testing;
 
 #[doc(hidden)]
 pub mod __private;

@@ -208,16 +208,17 @@ pub struct Tool {
 }
 
 impl Tool {
-    fn new(
-        name: String,
-        description: String,
-        kind: ToolKind,
-        keywords: Vec<String>,
-        mut input_schema: Value,
-        output_schema: Option<Value>,
-        handler: Handler,
-        origin: ToolOrigin,
-    ) -> Self {
+    fn new(parts: DynamicTool, origin: ToolOrigin) -> Self {
+        let DynamicTool {
+            name,
+            description,
+            kind,
+            keywords,
+            mut input_schema,
+            output_schema,
+            handler,
+            origin: _,
+        } = parts;
         schema::clean_root(&mut input_schema);
         let output_schema = output_schema.map(|mut s| {
             schema::clean_root(&mut s);
@@ -241,29 +242,22 @@ impl Tool {
     }
 
     fn from_descriptor(d: &'static ToolDescriptor) -> Self {
-        Tool::new(
-            d.name.to_owned(),
-            d.description.to_owned(),
-            d.kind,
-            d.keywords.iter().map(|k| (*k).to_owned()).collect(),
-            (d.input_schema)(),
-            (d.output_schema)(),
-            Handler::Linked(d.call),
-            ToolOrigin::Linked(d.location),
-        )
+        let parts = DynamicTool {
+            name: d.name.to_owned(),
+            description: d.description.to_owned(),
+            kind: d.kind,
+            keywords: d.keywords.iter().map(|k| (*k).to_owned()).collect(),
+            input_schema: (d.input_schema)(),
+            output_schema: (d.output_schema)(),
+            handler: Handler::Linked(d.call),
+            origin: String::new(),
+        };
+        Tool::new(parts, ToolOrigin::Linked(d.location))
     }
 
     fn from_dynamic(d: DynamicTool) -> Self {
-        Tool::new(
-            d.name,
-            d.description,
-            d.kind,
-            d.keywords,
-            d.input_schema,
-            d.output_schema,
-            d.handler,
-            ToolOrigin::Dynamic(d.origin),
-        )
+        let origin = ToolOrigin::Dynamic(d.origin.clone());
+        Tool::new(d, origin)
     }
 
     /// The tool name.
@@ -305,10 +299,10 @@ impl Tool {
 
     /// Drops `null` values of optional top-level arguments.
     fn prepare_args(&self, mut args: Value) -> Value {
-        if let Value::Object(map) = &mut args {
-            if map.values().any(Value::is_null) {
-                map.retain(|k, v| !(v.is_null() && self.optional.iter().any(|o| o == k)));
-            }
+        if let Value::Object(map) = &mut args
+            && map.values().any(Value::is_null)
+        {
+            map.retain(|k, v| !(v.is_null() && self.optional.iter().any(|o| o == k)));
         }
         args
     }

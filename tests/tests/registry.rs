@@ -232,3 +232,8 @@ fn the_context_is_a_typed_map() {
     let err = copy.require::<u32>().unwrap_err();
     assert!(err.to_string().contains("u32"), "{err}");
 }
+
+#[test]
+fn linked_tools_are_valid() {
+    optimclaw::testing::assert_tools_valid();
+}

@@ -1,0 +1,9 @@
+use optimclaw::tool;
+
+/// Double a number.
+#[tool]
+const fn double(n: u32) -> u32 {
+    n * 2
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use optimclaw::tool;
+
+#[tool]
+fn echo(text: String) -> String {
+    text
+}
+
+fn main() {}
