@@ -1,21 +1,35 @@
 #![doc = include_str!("../../README.md")]
 #![warn(missing_docs)]
 
+extern crate self as optimclaw;
+
+pub mod config;
 mod context;
 mod descriptor;
 mod error;
+pub mod manifest;
+pub mod prompt;
 mod registry;
 pub mod schema;
+pub mod search;
+mod session;
 pub mod testing;
+#[cfg(feature = "tokens")]
+pub mod tokens;
+mod tool_info;
 
 #[doc(hidden)]
 pub mod __private;
 
+pub use config::{ConfigError, LazyConfig};
 pub use context::ToolContext;
 pub use descriptor::{CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolKind, linked_tools};
 pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use optimclaw_macros::tool;
+pub use prompt::Prompt;
 pub use registry::{
     CallOptions, DynamicTool, Registry, RegistryBuilder, Tool, ToolHandler, ToolOrigin,
     is_valid_tool_name,
 };
+pub use session::Session;
+pub use tool_info::{ToolInfoAnswer, ToolInfoEntry};

@@ -12,11 +12,14 @@ use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::ToolContext;
+use crate::config::LazyConfig;
 use crate::descriptor::{
     CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolKind, linked_tools,
 };
 use crate::error::{RegistryError, ToolError, ToolErrorKind};
+use crate::prompt::TOOL_INFO;
 use crate::schema;
+use crate::search::{SearchIndex, Weights};
 
 /// The provider rule for tool names: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn is_valid_tool_name(name: &str) -> bool {
@@ -342,9 +345,26 @@ pub struct RegistryBuilder {
     descriptors: Vec<&'static ToolDescriptor>,
     dynamic: Vec<DynamicTool>,
     call_timeout: Option<Duration>,
+    lazy: Option<LazyConfig>,
+    weights: Weights,
 }
 
 impl RegistryBuilder {
+    /// Sets lazy loading explicitly. Without it, `build` reads
+    /// `OPTIMCLAW_LAZY_TOOLS` (environment, then `~/.optimclaw/.env`).
+    #[must_use]
+    pub fn lazy(mut self, lazy: LazyConfig) -> Self {
+        self.lazy = Some(lazy);
+        self
+    }
+
+    /// Sets the field weights of `tool_info` search.
+    #[must_use]
+    pub fn search_weights(mut self, weights: Weights) -> Self {
+        self.weights = weights;
+        self
+    }
+
     /// Leaves out the tools linked with `#[tool]`; add some back with
     /// [`descriptor`](Self::descriptor).
     #[must_use]
@@ -396,6 +416,13 @@ impl RegistryBuilder {
         tools.extend(self.dynamic.into_iter().map(Tool::from_dynamic));
 
         let mut problems = Vec::new();
+        let lazy = match self.lazy {
+            Some(lazy) => lazy,
+            None => LazyConfig::from_env().unwrap_or_else(|e| {
+                problems.push(e.to_string());
+                LazyConfig::default()
+            }),
+        };
         for tool in &tools {
             if !is_valid_tool_name(&tool.name) {
                 problems.push(format!(
@@ -434,12 +461,21 @@ impl RegistryBuilder {
             .enumerate()
             .map(|(i, t)| (t.name.to_ascii_lowercase(), i))
             .collect();
+        let search = SearchIndex::build(
+            tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| !t.is_core() && t.name != TOOL_INFO),
+            self.weights,
+        );
         Ok(Registry {
             inner: Arc::new(Inner {
                 tools,
                 index,
                 lower,
                 call_timeout: self.call_timeout,
+                lazy,
+                search,
             }),
         })
     }
@@ -451,6 +487,8 @@ struct Inner {
     index: HashMap<String, usize>,
     lower: HashMap<String, usize>,
     call_timeout: Option<Duration>,
+    lazy: LazyConfig,
+    search: SearchIndex,
 }
 
 /// Every tool of a program, validated, with schemas materialised once.
@@ -474,7 +512,29 @@ impl Registry {
             descriptors: Vec::new(),
             dynamic: Vec::new(),
             call_timeout: None,
+            lazy: None,
+            weights: Weights::default(),
         }
+    }
+
+    /// The lazy-loading setting of this registry (sessions start from it).
+    pub fn lazy_config(&self) -> &LazyConfig {
+        &self.inner.lazy
+    }
+
+    /// Ranked keyword search over the deferred tools, best first.
+    pub fn search(&self, query: &str, k: usize) -> Vec<&Tool> {
+        self.inner
+            .search
+            .search(query, k)
+            .into_iter()
+            .map(|hit| &self.inner.tools[hit.tool])
+            .collect()
+    }
+
+    /// The search index (for scores and benchmarks).
+    pub fn search_index(&self) -> &SearchIndex {
+        &self.inner.search
     }
 
     /// The registry of every linked `#[tool]`.

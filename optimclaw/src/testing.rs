@@ -48,7 +48,11 @@ pub fn check_tools() -> Result<Registry, RegistryError> {
             }
         }
         if tool.description().trim().is_empty() {
-            problems.push(format!("tool `{}` ({}): empty description", tool.name(), tool.origin()));
+            problems.push(format!(
+                "tool `{}` ({}): empty description",
+                tool.name(),
+                tool.origin()
+            ));
         }
     }
     if problems.is_empty() {

@@ -50,7 +50,9 @@ pub fn strict_sort(
 /// When the registry is missing.
 #[tool]
 pub async fn strict_context(ctx: &ToolContext, label: Option<String>) -> Result<String, ToolError> {
-    let registry = std::future::ready(ctx.registry()).await.ok_or_else(|| ToolError::new("no registry"))?;
+    let registry = std::future::ready(ctx.registry())
+        .await
+        .ok_or_else(|| ToolError::new("no registry"))?;
     Ok(format!("{}: {}", label.unwrap_or_default(), registry.len()))
 }
 

@@ -1,0 +1,172 @@
+//! `OPTIMCLAW_LAZY_TOOLS` and the rest of the lazy-loading settings.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// The environment variable that turns lazy loading on.
+pub const LAZY_TOOLS_VAR: &str = "OPTIMCLAW_LAZY_TOOLS";
+
+const ACCEPTED: &str = "1/0, true/false, on/off, yes/no (any case)";
+
+/// How tools are presented to a model. Held per registry and per session:
+/// there is no global setting, so two registries in one process (two nodes
+/// of a cluster) can differ.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LazyConfig {
+    /// Lazy loading on: core tools and `tool_info` are sent, other tools
+    /// are listed by name in the note. Off (the default): every tool is sent.
+    pub enabled: bool,
+    /// Above this many characters of listed names, the note groups names by
+    /// namespace prefix (`github__*: 37 tools`) so it stays bounded.
+    pub note_budget_chars: usize,
+}
+
+impl Default for LazyConfig {
+    fn default() -> Self {
+        LazyConfig {
+            enabled: false,
+            note_budget_chars: 4_000,
+        }
+    }
+}
+
+impl LazyConfig {
+    /// Every tool sent eagerly.
+    pub fn eager() -> Self {
+        Self::default()
+    }
+
+    /// Lazy loading with the default note budget.
+    pub fn lazy() -> Self {
+        LazyConfig {
+            enabled: true,
+            ..Self::default()
+        }
+    }
+
+    /// Sets the note budget in characters.
+    #[must_use]
+    pub fn with_note_budget(mut self, chars: usize) -> Self {
+        self.note_budget_chars = chars;
+        self
+    }
+
+    /// Reads `OPTIMCLAW_LAZY_TOOLS` from the process environment, then from
+    /// `~/.optimclaw/.env` (without changing the process environment).
+    pub fn from_env() -> Result<Self, ConfigError> {
+        let process = std::env::var(LAZY_TOOLS_VAR).ok();
+        let dotenv = default_dotenv_path();
+        Self::from_sources(process.as_deref(), dotenv.as_deref())
+    }
+
+    /// Like [`from_env`](Self::from_env) with explicit sources: the process
+    /// value wins; the `.env` file is read only when it is absent.
+    pub fn from_sources(
+        process_value: Option<&str>,
+        dotenv: Option<&Path>,
+    ) -> Result<Self, ConfigError> {
+        let value = match process_value {
+            Some(v) => Some((v.to_owned(), "the environment".to_owned())),
+            None => match dotenv {
+                Some(path) => {
+                    read_dotenv(path, LAZY_TOOLS_VAR)?.map(|v| (v, path.display().to_string()))
+                }
+                None => None,
+            },
+        };
+        let enabled = match value {
+            None => false,
+            Some((v, source)) => parse_flag(&v).ok_or_else(|| ConfigError::InvalidValue {
+                variable: LAZY_TOOLS_VAR,
+                value: v,
+                source,
+            })?,
+        };
+        Ok(LazyConfig {
+            enabled,
+            ..Self::default()
+        })
+    }
+}
+
+/// `~/.optimclaw/.env`, when a home folder is known.
+pub fn default_dotenv_path() -> Option<PathBuf> {
+    std::env::home_dir().map(|h| h.join(".optimclaw").join(".env"))
+}
+
+/// One variable of a `.env` file, read without touching the environment.
+/// A missing file is no error; an unreadable or malformed one is.
+pub fn read_dotenv(path: &Path, variable: &str) -> Result<Option<String>, ConfigError> {
+    let iter = match dotenvy::from_path_iter(path) {
+        Ok(iter) => iter,
+        Err(dotenvy::Error::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(ConfigError::Dotenv {
+                path: path.to_owned(),
+                message: e.to_string(),
+            });
+        }
+    };
+    let mut found = None;
+    for item in iter {
+        let (key, value) = item.map_err(|e| ConfigError::Dotenv {
+            path: path.to_owned(),
+            message: e.to_string(),
+        })?;
+        if key == variable {
+            found = Some(value);
+        }
+    }
+    Ok(found)
+}
+
+/// Parses an on/off flag: `1/0/true/false/on/off/yes/no` in any case.
+pub fn parse_flag(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "on" | "yes" => Some(true),
+        "0" | "false" | "off" | "no" | "" => Some(false),
+        _ => None,
+    }
+}
+
+/// A setting that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A variable has a value outside the accepted ones.
+    InvalidValue {
+        /// The variable.
+        variable: &'static str,
+        /// What it was set to.
+        value: String,
+        /// Where it was set.
+        source: String,
+    },
+    /// A `.env` file could not be read.
+    Dotenv {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::InvalidValue {
+                variable,
+                value,
+                source,
+            } => write!(
+                f,
+                "{variable}={value:?} (from {source}) is not a valid value; accepted: {ACCEPTED}"
+            ),
+            ConfigError::Dotenv { path, message } => {
+                write!(f, "cannot read {}: {message}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}

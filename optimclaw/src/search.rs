@@ -1,0 +1,411 @@
+//! `tool_info` ranking: BM25F over each tool's name parts, keywords,
+//! description, and parameter names and descriptions, with English
+//! stemming (Snowball, via `rust-stemmers`), stop words (NLTK's English list,
+//! via `stop-words`) and typo tolerance on name parts.
+//!
+//! The index is built once per registry. Scores for every (term, tool) pair
+//! are precomputed, so a query is a few posting-list walks over a dense
+//! score array plus a partial sort.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+use serde_json::Value;
+
+use crate::registry::Tool;
+
+/// Field weights of BM25F. Names say the most about a tool; parameter
+/// descriptions the least.
+#[derive(Clone, Copy, Debug)]
+pub struct Weights {
+    /// Parts of the tool name (`job_create` → `job`, `create`).
+    pub name: f32,
+    /// `keywords` of the tool.
+    pub keywords: f32,
+    /// The tool description.
+    pub description: f32,
+    /// Parameter names.
+    pub param_names: f32,
+    /// Parameter descriptions.
+    pub param_descriptions: f32,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            name: 3.0,
+            keywords: 2.0,
+            description: 1.0,
+            param_names: 0.6,
+            param_descriptions: 0.4,
+        }
+    }
+}
+
+const FIELDS: usize = 5;
+/// BM25 saturation.
+const K1: f32 = 1.2;
+/// Length normalisation per field: short fields (names) barely normalised.
+const B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75];
+/// Weight of a name term reached through a typo correction.
+const TYPO_FACTOR: f32 = 0.6;
+/// Bonus per share of a tool's name parts that the query mentions.
+const NAME_COVERAGE: f32 = 1.5;
+
+fn stop_words() -> &'static HashSet<&'static str> {
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        stop_words::lookup("en")
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .collect()
+    })
+}
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// Splits text into lowercase words at non-alphanumerics and at camelCase
+/// boundaries (`getHTTPResponse` → `get`, `http`, `response`).
+pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
+    let mut word = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                emit(&word);
+                word.clear();
+            }
+            continue;
+        }
+        if c.is_uppercase() && !word.is_empty() {
+            let prev = chars[i - 1];
+            // `HTTPResponse` splits before `R`; `PRs` and `IDs` stay whole.
+            let next_word = chars.get(i + 1).is_some_and(|n| n.is_lowercase())
+                && chars.get(i + 2).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_word) {
+                emit(&word);
+                word.clear();
+            }
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        emit(&word);
+    }
+}
+
+/// The search terms of a text: words without stop words, single letters
+/// and bare numbers, stemmed.
+pub fn analyze(text: &str, out: &mut Vec<String>) {
+    let stops = stop_words();
+    split_words(text, |w| {
+        if w.chars().count() < 2 || stops.contains(w) || w.chars().all(|c| c.is_ascii_digit()) {
+            return;
+        }
+        out.push(stemmer().stem(w).into_owned());
+    });
+}
+
+/// Every string of `word` with one character removed.
+fn deletes(word: &str) -> impl Iterator<Item = String> + '_ {
+    word.char_indices().map(move |(i, c)| {
+        let mut s = String::with_capacity(word.len());
+        s.push_str(&word[..i]);
+        s.push_str(&word[i + c.len_utf8()..]);
+        s
+    })
+}
+
+/// A ranked match.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// Index of the tool in the registry's tool list.
+    pub tool: usize,
+    /// Relevance; higher is better. Comparable within one query only.
+    pub score: f32,
+}
+
+/// The keyword index over a set of tools.
+#[derive(Debug, Default)]
+pub struct SearchIndex {
+    /// Registry index of each document.
+    docs: Vec<usize>,
+    vocab: HashMap<String, u32>,
+    /// Per term: (document, precomputed BM25F partial score).
+    postings: Vec<Vec<(u32, f32)>>,
+    /// Per document: its distinct name terms.
+    name_terms: Vec<Vec<u32>>,
+    /// One-deletion neighbourhood of name terms, for typo tolerance.
+    typo: HashMap<String, Vec<u32>>,
+    /// Name terms by id (for verifying typo candidates).
+    terms: Vec<String>,
+}
+
+impl SearchIndex {
+    /// Indexes `tools` (given with their registry indexes).
+    pub fn build<'a>(tools: impl IntoIterator<Item = (usize, &'a Tool)>, weights: Weights) -> Self {
+        let w = [
+            weights.name,
+            weights.keywords,
+            weights.description,
+            weights.param_names,
+            weights.param_descriptions,
+        ];
+        let mut index = SearchIndex::default();
+        // Per document, per field: term counts and field length.
+        let mut fields_per_doc: Vec<[HashMap<u32, u32>; FIELDS]> = Vec::new();
+        let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
+        let mut buf = Vec::new();
+        for (tool_index, tool) in tools {
+            let texts = field_texts(tool);
+            let mut counts: [HashMap<u32, u32>; FIELDS] = Default::default();
+            let mut len = [0u32; FIELDS];
+            for (f, text) in texts.iter().enumerate() {
+                buf.clear();
+                analyze(text, &mut buf);
+                len[f] = u32::try_from(buf.len()).unwrap_or(u32::MAX);
+                for term in buf.drain(..) {
+                    let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
+                    let id = *index.vocab.entry(term).or_insert(next);
+                    *counts[f].entry(id).or_default() += 1;
+                }
+            }
+            let mut names: Vec<u32> = counts[0].keys().copied().collect();
+            names.sort_unstable();
+            index.name_terms.push(names);
+            fields_per_doc.push(counts);
+            lengths.push(len);
+            index.docs.push(tool_index);
+        }
+        let n_docs = index.docs.len();
+        let mut avg = [0f32; FIELDS];
+        for len in &lengths {
+            for f in 0..FIELDS {
+                avg[f] += len[f] as f32;
+            }
+        }
+        for a in &mut avg {
+            *a = (*a / n_docs.max(1) as f32).max(1.0);
+        }
+        // Combined (weighted, length-normalised) term frequencies.
+        let mut wtf: Vec<Vec<(u32, f32)>> = vec![Vec::new(); index.vocab.len()];
+        for (d, counts) in fields_per_doc.iter().enumerate() {
+            let mut per_term: HashMap<u32, f32> = HashMap::new();
+            for f in 0..FIELDS {
+                let norm = 1.0 - B[f] + B[f] * lengths[d][f] as f32 / avg[f];
+                for (&t, &c) in &counts[f] {
+                    *per_term.entry(t).or_default() += w[f] * c as f32 / norm;
+                }
+            }
+            for (t, v) in per_term {
+                wtf[t as usize].push((u32::try_from(d).unwrap_or(u32::MAX), v));
+            }
+        }
+        index.postings = wtf
+            .into_iter()
+            .map(|mut list| {
+                let df = list.len() as f32;
+                let idf = (1.0 + (n_docs as f32 - df + 0.5) / (df + 0.5)).ln();
+                for (_, v) in &mut list {
+                    *v = idf * *v * (K1 + 1.0) / (*v + K1);
+                }
+                list.sort_unstable_by_key(|(d, _)| *d);
+                list
+            })
+            .collect();
+        // Typo tolerance over name terms only: they are what models misspell.
+        let mut terms = vec![String::new(); index.vocab.len()];
+        for (term, &id) in &index.vocab {
+            terms[id as usize].clone_from(term);
+        }
+        let name_ids: HashSet<u32> = index.name_terms.iter().flatten().copied().collect();
+        for &id in &name_ids {
+            let term = &terms[id as usize];
+            if term.chars().count() < 4 {
+                continue;
+            }
+            index.typo.entry(term.clone()).or_default().push(id);
+            for d in deletes(term) {
+                index.typo.entry(d).or_default().push(id);
+            }
+        }
+        for ids in index.typo.values_mut() {
+            ids.sort_unstable();
+            ids.dedup();
+        }
+        index.terms = terms;
+        index
+    }
+
+    /// The number of indexed tools.
+    pub fn len(&self) -> usize {
+        self.docs.len()
+    }
+
+    /// Whether no tool is indexed.
+    pub fn is_empty(&self) -> bool {
+        self.docs.is_empty()
+    }
+
+    /// Name terms within a small edit distance of an unknown query term.
+    fn corrections(&self, term: &str) -> Vec<u32> {
+        let len = term.chars().count();
+        if len < 4 {
+            return Vec::new();
+        }
+        let max = if len >= 8 { 2 } else { 1 };
+        let mut found: Vec<u32> = Vec::new();
+        let mut consider = |ids: Option<&Vec<u32>>| {
+            for &id in ids.into_iter().flatten() {
+                if !found.contains(&id)
+                    && strsim::osa_distance(term, &self.terms[id as usize]) <= max
+                {
+                    found.push(id);
+                }
+            }
+        };
+        consider(self.typo.get(term));
+        for d in deletes(term) {
+            consider(self.typo.get(&d));
+        }
+        found
+    }
+
+    /// The best `k` tools for a keyword query, best first. Ties break by
+    /// registry order (tool name), so results are deterministic.
+    pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
+        if k == 0 || self.docs.is_empty() {
+            return Vec::new();
+        }
+        let mut terms = Vec::new();
+        analyze(query, &mut terms);
+        terms.sort_unstable();
+        terms.dedup();
+        let mut scores = vec![0f32; self.docs.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut matched_terms: Vec<(u32, f32)> = Vec::new();
+        for term in &terms {
+            match self.vocab.get(term) {
+                Some(&id) => matched_terms.push((id, 1.0)),
+                None => matched_terms.extend(
+                    self.corrections(term)
+                        .into_iter()
+                        .map(|id| (id, TYPO_FACTOR)),
+                ),
+            }
+        }
+        for &(id, factor) in &matched_terms {
+            for &(d, s) in &self.postings[id as usize] {
+                if scores[d as usize] == 0.0 {
+                    touched.push(d);
+                }
+                scores[d as usize] += s * factor;
+            }
+        }
+        // Name coverage: a query that names most parts of a tool's name
+        // points at that tool.
+        for &d in &touched {
+            let names = &self.name_terms[d as usize];
+            if names.is_empty() {
+                continue;
+            }
+            let covered = names
+                .iter()
+                .filter(|t| matched_terms.iter().any(|(m, _)| m == *t))
+                .count();
+            scores[d as usize] += NAME_COVERAGE * covered as f32 / names.len() as f32;
+        }
+        let cmp = |a: &u32, b: &u32| {
+            scores[*b as usize]
+                .total_cmp(&scores[*a as usize])
+                .then_with(|| self.docs[*a as usize].cmp(&self.docs[*b as usize]))
+        };
+        if touched.len() > k {
+            touched.select_nth_unstable_by(k - 1, cmp);
+            touched.truncate(k);
+        }
+        touched.sort_unstable_by(cmp);
+        touched
+            .into_iter()
+            .map(|d| Hit {
+                tool: self.docs[d as usize],
+                score: scores[d as usize],
+            })
+            .collect()
+    }
+}
+
+/// The five searchable texts of a tool, in field order.
+fn field_texts(tool: &Tool) -> [String; FIELDS] {
+    let mut param_names = String::new();
+    let mut param_descriptions = String::new();
+    collect_params(
+        tool.input_schema(),
+        &mut param_names,
+        &mut param_descriptions,
+        0,
+    );
+    [
+        tool.name().to_owned(),
+        tool.keywords().join(" "),
+        tool.description().to_owned(),
+        param_names,
+        param_descriptions,
+    ]
+}
+
+/// Parameter names and descriptions, including nested objects' (a few
+/// levels deep; enough for real schemas, bounded for hostile ones).
+fn collect_params(schema: &Value, names: &mut String, descriptions: &mut String, depth: usize) {
+    if depth > 3 {
+        return;
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        for (name, prop) in props {
+            names.push_str(name);
+            names.push(' ');
+            if let Some(d) = prop.get("description").and_then(Value::as_str) {
+                descriptions.push_str(d);
+                descriptions.push(' ');
+            }
+            collect_params(prop, names, descriptions, depth + 1);
+            if let Some(items) = prop.get("items") {
+                collect_params(items, names, descriptions, depth + 1);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        split_words(text, |w| out.push(w.to_owned()));
+        out
+    }
+
+    #[test]
+    fn splits_names_of_every_style() {
+        assert_eq!(words("job_create"), ["job", "create"]);
+        assert_eq!(words("jobCreate"), ["job", "create"]);
+        assert_eq!(words("job-create"), ["job", "create"]);
+        assert_eq!(words("getHTTPResponse"), ["get", "http", "response"]);
+        assert_eq!(words("github__list_PRs"), ["github", "list", "prs"]);
+        assert_eq!(words("userIDs"), ["user", "ids"]);
+        assert_eq!(words("sha256 base64"), ["sha256", "base64"]);
+    }
+
+    #[test]
+    fn analysis_stems_and_drops_stop_words() {
+        let mut out = Vec::new();
+        analyze("Creating the jobs of 12 users", &mut out);
+        assert_eq!(out, ["creat", "job", "user"]);
+    }
+}

@@ -1,0 +1,178 @@
+//! A conversation's view of the registry: which deferred tools it has
+//! loaded, and what each of its requests sends.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::{Value, json};
+
+use crate::config::LazyConfig;
+use crate::prompt::{Prompt, TOOL_INFO, canonical_spec};
+use crate::{Registry, ToolContext, ToolError, ToolErrorKind};
+
+/// One conversation with a model.
+///
+/// Remembers which deferred tools `tool_info` returned (and which deferred
+/// tools the model called directly); every later [`prompt`](Self::prompt)
+/// carries their schemas, so discovery is paid at most once per tool per
+/// session. Cloning shares the session; sessions never share state with
+/// each other, and all methods are safe to call from many tasks at once.
+///
+/// ```
+/// # use optimclaw::{LazyConfig, Registry, Session};
+/// let registry = Registry::builder().lazy(LazyConfig::lazy()).build().unwrap();
+/// let session = Session::new(registry);
+/// assert!(session.prompt().tool_names().contains(&"tool_info"));
+/// ```
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    registry: Registry,
+    lazy: LazyConfig,
+    /// Deferred tools loaded, in load order.
+    loaded: Mutex<Vec<String>>,
+}
+
+impl Session {
+    /// A session with the registry's lazy-loading setting.
+    pub fn new(registry: Registry) -> Self {
+        let lazy = registry.lazy_config().clone();
+        Self::with_lazy(registry, lazy)
+    }
+
+    /// A session with its own lazy-loading setting.
+    pub fn with_lazy(registry: Registry, lazy: LazyConfig) -> Self {
+        Session {
+            inner: Arc::new(Inner {
+                registry,
+                lazy,
+                loaded: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// The registry behind the session.
+    pub fn registry(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    /// The session's lazy-loading setting.
+    pub fn lazy_config(&self) -> &LazyConfig {
+        &self.inner.lazy
+    }
+
+    fn loaded_guard(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
+        // A panic elsewhere cannot leave the list half-written: every
+        // update is a single push.
+        self.inner
+            .loaded
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The deferred tools loaded so far, in load order.
+    pub fn loaded(&self) -> Vec<String> {
+        self.loaded_guard().clone()
+    }
+
+    /// Whether a deferred tool is loaded (core tools always are).
+    pub fn is_loaded(&self, name: &str) -> bool {
+        match self.inner.registry.get(name) {
+            Some(tool) if tool.is_core() => true,
+            Some(_) => self.loaded_guard().iter().any(|n| n == name),
+            None => false,
+        }
+    }
+
+    /// Marks deferred tools loaded; returns the names newly loaded.
+    pub fn load<I, S>(&self, names: I) -> Vec<String>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut loaded = self.loaded_guard();
+        let mut added = Vec::new();
+        for name in names {
+            let name = name.as_ref();
+            if let Some(tool) = self.inner.registry.get(name)
+                && !tool.is_core()
+                && !loaded.iter().any(|n| n == name)
+            {
+                loaded.push(name.to_owned());
+                added.push(name.to_owned());
+            }
+        }
+        added
+    }
+
+    /// What the next request sends: see [`Registry::prompt`].
+    pub fn prompt(&self) -> Prompt<'_> {
+        let loaded = self.loaded();
+        self.inner.registry.prompt(&self.inner.lazy, &loaded)
+    }
+
+    /// Calls a tool in this session.
+    ///
+    /// `tool_info` results load the tools they return. A deferred tool the
+    /// model calls before loading it runs if its arguments are valid (and is
+    /// loaded then, saving a round trip); if they are not, the error carries
+    /// the tool's schema so the model can retry at once.
+    pub async fn call(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+    ) -> Result<Value, ToolError> {
+        let registry = &self.inner.registry;
+        let result = registry.call(name, args, ctx).await;
+        let Some(tool) = registry.get(name) else {
+            return result;
+        };
+        if tool.name() == TOOL_INFO {
+            if let Ok(answer) = &result {
+                let names = answer["tools"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t["name"].as_str());
+                self.load(names);
+            }
+            return result;
+        }
+        if tool.is_core() || self.is_loaded(name) {
+            return result;
+        }
+        match result {
+            Err(err) if err.kind() == ToolErrorKind::InvalidArguments => {
+                let hint = format!(
+                    "{err}. The tool `{name}` was not loaded yet; its schema is attached: retry with arguments that match it"
+                );
+                Err(ToolError::with_kind(ToolErrorKind::InvalidArguments, hint)
+                    .with_data(json!({ "tool": canonical_spec(tool) })))
+            }
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    ToolErrorKind::NotCallable | ToolErrorKind::UnknownTool
+                ) =>
+            {
+                Err(err)
+            }
+            other => {
+                self.load([name]);
+                other
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("lazy", &self.inner.lazy.enabled)
+            .field("loaded", &self.loaded())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,174 @@
+//! `tool_info`: the core tool through which a model discovers and loads
+//! deferred tools. Defined with our own `#[tool(core)]`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::prompt::TOOL_INFO;
+use crate::registry::{Registry, Tool};
+use crate::{ToolContext, ToolError, tool};
+
+/// Longest accepted query, in characters.
+pub const MAX_QUERY_CHARS: usize = 1024;
+/// Most tools one answer returns.
+pub const MAX_RESULTS: usize = 20;
+
+/// One tool in a `tool_info` answer.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ToolInfoEntry {
+    /// The tool name.
+    pub name: String,
+    /// What the tool does.
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub parameters: Value,
+}
+
+/// The answer of `tool_info`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct ToolInfoAnswer {
+    /// Matching tools, best first, with their full schemas.
+    pub tools: Vec<ToolInfoEntry>,
+    /// Said when nothing (or not everything) matched, with nearest names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+impl ToolInfoEntry {
+    fn of(tool: &Tool) -> Self {
+        ToolInfoEntry {
+            name: tool.name().to_owned(),
+            description: tool.description().to_owned(),
+            parameters: tool.input_schema().clone(),
+        }
+    }
+}
+
+/// Discover and load additional tools on demand. Pass an exact tool name
+/// (several names separated by commas load several at once) or keywords
+/// describing what you need; returns the matching tools with their full
+/// parameter schemas. Loaded tools can then be called like any other.
+#[tool(core, keywords = ["discover", "load", "find", "search", "tools", "schema"])]
+async fn tool_info(
+    ctx: &ToolContext,
+    /// Exact tool name, several names separated by commas, or keywords
+    /// describing the task.
+    query: String,
+    /// Maximum tools to return (default 5, at most 20).
+    #[arg(default = 5)]
+    max_results: i64,
+) -> Result<ToolInfoAnswer, ToolError> {
+    let registry = ctx.registry().ok_or_else(|| {
+        ToolError::new("tool_info needs the registry; call it through a Registry or Session")
+    })?;
+    registry.tool_info(&query, usize::try_from(max_results).unwrap_or(1))
+}
+
+impl Registry {
+    /// Answers a `tool_info` query: exact names (case-insensitive, several
+    /// comma-separated) first, otherwise ranked keyword search over the
+    /// deferred tools; never an empty answer without nearest names.
+    /// `max_results` is clamped to 1..=20.
+    pub fn tool_info(&self, query: &str, max_results: usize) -> Result<ToolInfoAnswer, ToolError> {
+        let query = query.trim();
+        if query.is_empty() {
+            return Err(ToolError::invalid_arguments(
+                TOOL_INFO,
+                "query",
+                "the query is empty; pass a tool name or a few keywords describing the task",
+            ));
+        }
+        let chars = query.chars().count();
+        if chars > MAX_QUERY_CHARS {
+            return Err(ToolError::invalid_arguments(
+                TOOL_INFO,
+                "query",
+                format!(
+                    "the query has {chars} characters; the limit is {MAX_QUERY_CHARS}: pass a tool name or a few keywords"
+                ),
+            ));
+        }
+        let k = max_results.clamp(1, MAX_RESULTS);
+
+        let parts: Vec<&str> = query
+            .split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        let named: Vec<&Tool> = parts
+            .iter()
+            .filter_map(|p| self.get_ignore_case(p))
+            .collect();
+        if !named.is_empty() {
+            let mut tools: Vec<ToolInfoEntry> = Vec::new();
+            for tool in named {
+                if tools.len() < MAX_RESULTS && !tools.iter().any(|t| t.name == tool.name()) {
+                    tools.push(ToolInfoEntry::of(tool));
+                }
+            }
+            let missing: Vec<String> = parts
+                .iter()
+                .filter(|p| self.get_ignore_case(p).is_none())
+                .map(|p| {
+                    let near = self.nearest_names(p, 3);
+                    if near.is_empty() {
+                        format!("no tool is named \"{}\"", shorten(p))
+                    } else {
+                        format!(
+                            "no tool is named \"{}\" (nearest: {})",
+                            shorten(p),
+                            near.join(", ")
+                        )
+                    }
+                })
+                .collect();
+            let message = (!missing.is_empty()).then(|| missing.join("; "));
+            return Ok(ToolInfoAnswer { tools, message });
+        }
+
+        let hits = self.search(query, k);
+        if hits.is_empty() {
+            let near = self.nearest_deferred(query, 3);
+            return Ok(ToolInfoAnswer {
+                tools: Vec::new(),
+                message: Some(format!(
+                    "no tool matches \"{}\"; nearest names: {}. Try other keywords or an exact name.",
+                    shorten(query),
+                    near.join(", ")
+                )),
+            });
+        }
+        Ok(ToolInfoAnswer {
+            tools: hits.into_iter().map(ToolInfoEntry::of).collect(),
+            message: None,
+        })
+    }
+
+    /// The deferred tools most similar by name to `text`, always up to `n`
+    /// names when any deferred tool exists.
+    fn nearest_deferred(&self, text: &str, n: usize) -> Vec<&str> {
+        let lower = text.to_lowercase();
+        let mut scored: Vec<(f64, &str)> = self
+            .tools()
+            .iter()
+            .filter(|t| !t.is_core())
+            .map(|t| {
+                (
+                    strsim::jaro_winkler(&lower, &t.name().to_lowercase()),
+                    t.name(),
+                )
+            })
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        scored.into_iter().take(n).map(|(_, name)| name).collect()
+    }
+}
+
+fn shorten(text: &str) -> String {
+    let mut s: String = text.chars().take(60).flat_map(char::escape_debug).collect();
+    if text.chars().count() > 60 {
+        s.push('…');
+    }
+    s
+}
