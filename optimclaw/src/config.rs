@@ -76,7 +76,7 @@ impl LazyConfig {
         };
         let enabled = match value {
             None => false,
-            Some((v, source)) => parse_flag(&v).ok_or_else(|| ConfigError::InvalidValue {
+            Some((v, source)) => parse_flag(&v).ok_or(ConfigError::InvalidValue {
                 variable: LAZY_TOOLS_VAR,
                 value: v,
                 source,

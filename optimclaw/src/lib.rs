@@ -1,5 +1,7 @@
 #![doc = include_str!("../../README.md")]
 #![warn(missing_docs)]
+// The README shows the one-line test users add to their own crates.
+#![allow(clippy::test_attr_in_doctest)]
 
 extern crate self as optimclaw;
 

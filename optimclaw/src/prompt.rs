@@ -141,7 +141,7 @@ pub fn lazy_note(names: &[&str], budget: usize) -> String {
 
 fn first_word_prefix(name: &str) -> Option<String> {
     let cut = name.find(['_', '-'])?;
-    (cut > 0).then(|| format!("{}", &name[..=cut]))
+    (cut > 0).then(|| name[..=cut].to_owned())
 }
 
 /// Groups names by `prefix`; groups of at least `min` become one entry.

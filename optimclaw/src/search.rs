@@ -38,7 +38,7 @@ impl Default for Weights {
             keywords: 2.0,
             description: 1.0,
             param_names: 0.6,
-            param_descriptions: 0.4,
+            param_descriptions: 0.8,
         }
     }
 }

@@ -3,11 +3,17 @@
 //! crates, schemas a provider would reject).
 //!
 //! ```
-//! #[test]
-//! fn tools_are_valid() {
-//!     optimclaw::testing::assert_tools_valid();
+//! #[cfg(test)]
+//! mod tests {
+//!     #[test]
+//!     fn tools_are_valid() {
+//!         optimclaw::testing::assert_tools_valid();
+//!     }
 //! }
 //! ```
+
+// The example above is the test users copy into their crates.
+#![allow(clippy::test_attr_in_doctest)]
 
 use crate::{Registry, RegistryError};
 

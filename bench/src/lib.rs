@@ -1,0 +1,103 @@
+//! Shared helpers of the benchmark binaries.
+
+use std::path::{Path, PathBuf};
+
+use optimclaw::manifest::{ManifestOptions, load_manifest};
+use optimclaw::{LazyConfig, Registry};
+use serde::Deserialize;
+
+/// The folder of public benchmark corpora (`../shared/bench` from the
+/// repository root), or `OPTIMCLAW_BENCH_DATA` when set.
+pub fn data_dir() -> PathBuf {
+    if let Ok(dir) = std::env::var("OPTIMCLAW_BENCH_DATA") {
+        return PathBuf::from(dir);
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench")
+}
+
+/// One retrieval query with its relevant tool names.
+#[derive(Debug, Deserialize)]
+pub struct Query {
+    /// Query id.
+    pub id: String,
+    /// What the user asked.
+    pub query: String,
+    /// Names of the tools that answer it.
+    pub relevant: Vec<String>,
+}
+
+/// Reads `queries.jsonl` of a corpus.
+pub fn load_queries(dir: &Path) -> Vec<Query> {
+    let text =
+        std::fs::read_to_string(dir.join("queries.jsonl")).expect("queries.jsonl is readable");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("each query line is valid"))
+        .collect()
+}
+
+/// A registry of a corpus's tools only (no linked tools), lazy.
+pub fn corpus_registry(dir: &Path) -> Registry {
+    let tools = load_manifest(&dir.join("tools.json"), &ManifestOptions::default())
+        .expect("tools.json is a valid manifest");
+    let mut weights = optimclaw::search::Weights::default();
+    // `SEARCH_WEIGHTS=name,keywords,description,param_names,param_descriptions`
+    // overrides the weights, for tuning.
+    if let Ok(w) = std::env::var("SEARCH_WEIGHTS") {
+        let v: Vec<f32> = w
+            .split(',')
+            .map(|x| x.trim().parse().expect("weights are numbers"))
+            .collect();
+        weights = optimclaw::search::Weights {
+            name: v[0],
+            keywords: v[1],
+            description: v[2],
+            param_names: v[3],
+            param_descriptions: v[4],
+        };
+    }
+    Registry::builder()
+        .search_weights(weights)
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools(tools)
+        .build()
+        .expect("corpus tools are valid")
+}
+
+/// Recall@k and MRR@10 of ranked name lists against the relevant names.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Quality {
+    /// Share of relevant tools in the top 1, averaged over queries.
+    pub r1: f64,
+    /// … in the top 5.
+    pub r5: f64,
+    /// … in the top 10.
+    pub r10: f64,
+    /// Mean reciprocal rank of the first relevant tool in the top 10.
+    pub mrr10: f64,
+}
+
+/// Scores rankings (best first) against queries.
+pub fn quality(queries: &[Query], rankings: &[Vec<String>]) -> Quality {
+    let mut q = Quality::default();
+    for (query, ranked) in queries.iter().zip(rankings) {
+        let rel = &query.relevant;
+        let recall = |k: usize| {
+            let hits = ranked.iter().take(k).filter(|n| rel.contains(n)).count();
+            hits as f64 / rel.len().max(1) as f64
+        };
+        q.r1 += recall(1);
+        q.r5 += recall(5);
+        q.r10 += recall(10);
+        if let Some(pos) = ranked.iter().take(10).position(|n| rel.contains(n)) {
+            q.mrr10 += 1.0 / (pos + 1) as f64;
+        }
+    }
+    let n = queries.len().max(1) as f64;
+    q.r1 /= n;
+    q.r5 /= n;
+    q.r10 /= n;
+    q.mrr10 /= n;
+    q
+}
