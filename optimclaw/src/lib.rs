@@ -11,6 +11,7 @@ mod descriptor;
 mod error;
 pub mod manifest;
 pub mod prompt;
+pub mod provider;
 mod registry;
 pub mod schema;
 pub mod search;

@@ -23,6 +23,8 @@ pub struct Prompt<'r> {
     pub tools: Vec<&'r Tool>,
     /// The system-prompt note listing deferred tools, in lazy mode.
     pub note: Option<String>,
+    /// The registry the prompt was made from.
+    pub(crate) registry: &'r Registry,
 }
 
 impl Prompt<'_> {
@@ -64,6 +66,7 @@ impl Registry {
                     .filter(|t| t.name() != TOOL_INFO)
                     .collect(),
                 note: None,
+                registry: self,
             };
         }
         let mut tools: Vec<&Tool> = self.tools().iter().filter(|t| t.is_core()).collect();
@@ -82,7 +85,11 @@ impl Registry {
             .map(Tool::name)
             .collect();
         let note = (!deferred.is_empty()).then(|| lazy_note(&deferred, lazy.note_budget_chars));
-        Prompt { tools, note }
+        Prompt {
+            tools,
+            note,
+            registry: self,
+        }
     }
 }
 

@@ -205,9 +205,6 @@ pub struct Tool {
     output_schema: Option<Value>,
     handler: Handler,
     origin: ToolOrigin,
-    /// Top-level properties not in `required`: a `null` sent for one of
-    /// them (as strict-mode models do) means "absent".
-    optional: Vec<String>,
 }
 
 impl Tool {
@@ -227,10 +224,6 @@ impl Tool {
             schema::clean_root(&mut s);
             s
         });
-        let optional = schema::property_names(&input_schema)
-            .filter(|p| !schema::is_required(&input_schema, p))
-            .map(str::to_owned)
-            .collect();
         Tool {
             name,
             description,
@@ -240,7 +233,6 @@ impl Tool {
             output_schema,
             handler,
             origin,
-            optional,
         }
     }
 
@@ -300,12 +292,11 @@ impl Tool {
         !matches!(self.handler, Handler::None)
     }
 
-    /// Drops `null` values of optional top-level arguments.
+    /// Drops `null` values of optional arguments, at any depth the schema
+    /// describes: strict-mode models send `null` for what they leave out.
     fn prepare_args(&self, mut args: Value) -> Value {
-        if let Value::Object(map) = &mut args
-            && map.values().any(Value::is_null)
-        {
-            map.retain(|k, v| !(v.is_null() && self.optional.iter().any(|o| o == k)));
+        if contains_null(&args, 0) {
+            strip_optional_nulls(&mut args, &self.input_schema, &self.input_schema, 0);
         }
         args
     }
@@ -675,6 +666,75 @@ impl Registry {
             Ok(result) => result.map_err(|e| e.in_tool(name)),
             Err(payload) => Err(panicked(name, &*payload)),
         }
+    }
+}
+
+/// How deep argument walks go; deeper input is left to the deserialiser.
+const MAX_WALK_DEPTH: usize = 64;
+
+fn contains_null(value: &Value, depth: usize) -> bool {
+    if depth > MAX_WALK_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Null => true,
+        Value::Array(items) => items.iter().any(|v| contains_null(v, depth + 1)),
+        Value::Object(map) => map.values().any(|v| contains_null(v, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Follows a local `$ref` (`#/$defs/Name`) to its definition.
+fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => r
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer))
+            .unwrap_or(schema),
+        None => schema,
+    }
+}
+
+fn strip_optional_nulls(args: &mut Value, schema: &Value, root: &Value, depth: usize) {
+    if depth > MAX_WALK_DEPTH {
+        return;
+    }
+    let schema = resolve(schema, root);
+    match args {
+        Value::Object(map) => {
+            if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+                map.retain(|k, v| {
+                    !(v.is_null() && props.contains_key(k) && !schema::is_required(schema, k))
+                });
+                for (k, v) in map.iter_mut() {
+                    if let Some(prop) = props.get(k) {
+                        strip_optional_nulls(v, prop, root, depth + 1);
+                    }
+                }
+            }
+            // A value of `anyOf`/`oneOf` alternatives: walk with the first
+            // object alternative that describes its keys.
+            for key in ["anyOf", "oneOf"] {
+                if let Some(options) = schema.get(key).and_then(Value::as_array)
+                    && let Some(option) = options.iter().map(|o| resolve(o, root)).find(|o| {
+                        o.get("properties")
+                            .and_then(Value::as_object)
+                            .is_some_and(|p| map.keys().all(|k| p.contains_key(k)))
+                    })
+                {
+                    strip_optional_nulls(args, option, root, depth + 1);
+                    return;
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_schema) = schema.get("items") {
+                for item in items {
+                    strip_optional_nulls(item, item_schema, root, depth + 1);
+                }
+            }
+        }
+        _ => {}
     }
 }
 

@@ -113,6 +113,15 @@ impl Session {
         self.inner.registry.prompt(&self.inner.lazy, &loaded)
     }
 
+    /// The next request's tools and system text in a provider dialect.
+    pub fn render(
+        &self,
+        dialect: crate::provider::Dialect,
+        options: crate::provider::RenderOptions,
+    ) -> Result<crate::provider::Rendered, crate::provider::SchemaError> {
+        self.prompt().render(dialect, options)
+    }
+
     /// Calls a tool in this session.
     ///
     /// `tool_info` results load the tools they return. A deferred tool the

@@ -15,14 +15,22 @@
 // The example above is the test users copy into their crates.
 #![allow(clippy::test_attr_in_doctest)]
 
+use crate::provider::{Dialect, tool_spec};
 use crate::{Registry, RegistryError};
+
+/// Checks every linked tool for every provider dialect; returns every
+/// problem found. See [`check_tools_for`].
+pub fn check_tools() -> Result<Registry, RegistryError> {
+    check_tools_for(&Dialect::ALL)
+}
 
 /// Checks every linked tool; returns every problem found.
 ///
-/// Builds the registry (names, duplicates, object schemas) and checks
-/// each argument schema: every property has a schema object, and `required`
-/// names only listed properties.
-pub fn check_tools() -> Result<Registry, RegistryError> {
+/// Builds the registry (names, duplicates, object schemas), checks each
+/// argument schema (every property has a schema object, `required` names
+/// only listed properties, the description is not empty) and renders each
+/// tool in each of `dialects` (e.g. a recursive type Gemini cannot express).
+pub fn check_tools_for(dialects: &[Dialect]) -> Result<Registry, RegistryError> {
     let registry = Registry::from_linked()?;
     let mut problems = Vec::new();
     for tool in registry.tools() {
@@ -60,6 +68,11 @@ pub fn check_tools() -> Result<Registry, RegistryError> {
                 tool.origin()
             ));
         }
+        for dialect in dialects {
+            if let Err(e) = tool_spec(tool, *dialect) {
+                problems.push(format!("{e} ({})", tool.origin()));
+            }
+        }
     }
     if problems.is_empty() {
         Ok(registry)
@@ -68,13 +81,23 @@ pub fn check_tools() -> Result<Registry, RegistryError> {
     }
 }
 
-/// Panics with every problem of the linked tools, one per line.
+/// Panics with every problem of the linked tools, one per line, checking
+/// every provider dialect.
 ///
 /// # Panics
 /// When any tool is invalid; the message lists all of them.
 #[track_caller]
 pub fn assert_tools_valid() {
-    if let Err(err) = check_tools() {
+    assert_tools_valid_for(&Dialect::ALL);
+}
+
+/// [`assert_tools_valid`] for the providers a program targets.
+///
+/// # Panics
+/// When any tool is invalid; the message lists all of them.
+#[track_caller]
+pub fn assert_tools_valid_for(dialects: &[Dialect]) {
+    if let Err(err) = check_tools_for(dialects) {
         panic!("{err}");
     }
 }

@@ -601,3 +601,102 @@ fn the_selected_backend_holds_the_tools() {
             .any(|d| d.name == "no_args")
     );
 }
+
+/// Every shape in every dialect: one committed snapshot per shape, and the
+/// whole set written to `target/provider-specs.json` for the providers' own
+/// SDKs to validate (`tests/sdk/validate_specs.py`, run by `.ci/run`).
+#[test]
+fn every_shape_in_every_dialect() {
+    use optimclaw::provider::{Dialect, check_strict, tool_spec};
+    let registry = registry();
+    let mut dump = serde_json::Map::new();
+    for dialect in Dialect::ALL {
+        if dialect == Dialect::Text {
+            continue;
+        }
+        let specs: Vec<Value> = SHAPES
+            .iter()
+            .map(|name| tool_spec(registry.get(name).unwrap(), dialect).unwrap())
+            .collect();
+        dump.insert(dialect.name().to_owned(), Value::Array(specs));
+    }
+    for (i, name) in SHAPES.iter().enumerate() {
+        let mut view = serde_json::Map::new();
+        for (dialect, specs) in &dump {
+            view.insert(dialect.clone(), specs[i].clone());
+        }
+        let tool = registry.get(name).unwrap();
+        let text = optimclaw::provider::render_text(&[tool], None);
+        view.insert("text".into(), Value::String(text));
+        insta::assert_json_snapshot!(format!("dialects__{name}"), Value::Object(view));
+    }
+    // Strict specs keep every strict invariant; only free-form maps fall
+    // back to `strict: false`.
+    for spec in dump["openai-strict"].as_array().unwrap() {
+        let function = &spec["function"];
+        if function["strict"] == true {
+            check_strict(&function["parameters"])
+                .unwrap_or_else(|e| panic!("{}: {e:?}", function["name"]));
+        } else {
+            assert_eq!(function["name"], "map_arg", "only maps cannot be strict");
+        }
+    }
+    let target = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target");
+    std::fs::create_dir_all(&target).unwrap();
+    std::fs::write(
+        target.join("provider-specs.json"),
+        serde_json::to_string_pretty(&Value::Object(dump)).unwrap(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn every_dialect_drops_meta_noise() {
+    use optimclaw::provider::{Dialect, tool_spec};
+    let registry = registry();
+    for dialect in Dialect::ALL {
+        for name in SHAPES {
+            let text = tool_spec(registry.get(name).unwrap(), dialect)
+                .unwrap()
+                .to_string();
+            assert!(!text.contains("$schema"), "{dialect} {name}");
+            assert!(
+                !text.contains("\"format\":\"uint") && !text.contains("\"format\":\"int"),
+                "{dialect} {name}"
+            );
+            assert!(!text.contains("\"format\":\"double\""), "{dialect} {name}");
+        }
+    }
+    let no_args = tool_spec(registry.get("no_args").unwrap(), Dialect::Gemini).unwrap();
+    assert_eq!(
+        no_args["parameters"],
+        json!({"type": "object", "properties": {}})
+    );
+}
+
+#[tokio::test]
+async fn strict_nulls_mean_absent_at_every_depth() {
+    // What a strict-mode model sends when it leaves optional fields out.
+    let got = call(
+        "serde_renames",
+        json!({"contact": {"firstName": "Ada", "lastName": "Lovelace", "email": null}}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(got, json!("Ada Lovelace"));
+    let got = call(
+        "with_defaults",
+        json!({"prompt": "p", "priority": null, "timeout_secs": null, "labels": null}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        got,
+        json!({"prompt": "p", "priority": 5, "timeout_secs": 300, "labels": []})
+    );
+}
+
+#[test]
+fn the_pass_suite_is_valid_for_every_provider() {
+    optimclaw::testing::assert_tools_valid();
+}
