@@ -206,10 +206,16 @@ pub fn tool_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
         message,
     };
     let schema = tool.input_schema();
+    // What models read: no `additionalProperties: false` (dispatch enforces it).
+    let for_model = || {
+        let mut s = schema.clone();
+        crate::schema::drop_closed_objects(&mut s);
+        s
+    };
     Ok(match dialect {
         Dialect::OpenAi => json!({
             "type": "function",
-            "function": {"name": tool.name(), "description": tool.description(), "parameters": schema},
+            "function": {"name": tool.name(), "description": tool.description(), "parameters": for_model()},
         }),
         Dialect::OpenAiStrict => match strict_schema(schema) {
             Ok(strict) => json!({
@@ -218,7 +224,7 @@ pub fn tool_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
             }),
             Err(_) => json!({
                 "type": "function",
-                "function": {"name": tool.name(), "description": tool.description(), "parameters": schema, "strict": false},
+                "function": {"name": tool.name(), "description": tool.description(), "parameters": for_model(), "strict": false},
             }),
         },
         Dialect::OpenAiResponses => match strict_schema(schema) {
@@ -228,11 +234,11 @@ pub fn tool_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
             }),
             Err(_) => json!({
                 "type": "function", "name": tool.name(), "description": tool.description(),
-                "parameters": schema, "strict": false,
+                "parameters": for_model(), "strict": false,
             }),
         },
         Dialect::Anthropic => json!({
-            "name": tool.name(), "description": tool.description(), "input_schema": schema,
+            "name": tool.name(), "description": tool.description(), "input_schema": for_model(),
         }),
         Dialect::Gemini => {
             let parameters = gemini_schema(schema).map_err(|(p, m)| err(p, m))?;

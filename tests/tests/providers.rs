@@ -127,7 +127,13 @@ fn strict_makes_optional_fields_nullable_and_required_at_every_depth() {
         strict["properties"]["page"]["description"],
         "A fixed marker. (default: 0; minimum: 0)"
     );
-    let filters = &strict["$defs"]["Filters"];
+    // Option<Filters>: the inlined object, or null.
+    let filters = &strict["properties"]["filters"];
+    assert_eq!(filters["type"], json!(["object", "null"]));
+    assert_eq!(
+        filters["properties"]["order"]["anyOf"][1],
+        json!({"type": "null"})
+    );
     assert_eq!(filters["additionalProperties"], false);
     assert_eq!(filters["required"], json!(["order", "tags"]));
     // Free-form maps cannot be strict.

@@ -1,0 +1,184 @@
+//! HTTP restricted to an allowlist of endpoints, including after redirects.
+
+use std::time::Duration;
+
+use optimclaw::ToolError;
+use url::Url;
+
+/// Endpoints the `http`, `web_fetch` and `message` tools may reach.
+///
+/// An entry is a URL prefix: `https://api.example.com` allows every path
+/// on that host; `http://127.0.0.1:8080/hooks/` only paths under `/hooks/`.
+/// Scheme, host and port must match exactly.
+#[derive(Clone, Debug, Default)]
+pub struct Allowlist {
+    entries: Vec<Url>,
+}
+
+impl Allowlist {
+    /// Parses entries; each must be an absolute `http` or `https` URL.
+    pub fn new<I, S>(entries: I) -> Result<Self, String>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.as_ref().trim();
+            if entry.is_empty() || entry.starts_with('#') {
+                continue;
+            }
+            let url = Url::parse(entry).map_err(|e| format!("allowlist entry {entry:?}: {e}"))?;
+            if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
+                return Err(format!(
+                    "allowlist entry {entry:?}: expected an http(s) URL with a host"
+                ));
+            }
+            out.push(url);
+        }
+        Ok(Allowlist { entries: out })
+    }
+
+    /// The entries.
+    pub fn entries(&self) -> &[Url] {
+        &self.entries
+    }
+
+    /// Whether `url` is allowed.
+    pub fn allows(&self, url: &Url) -> bool {
+        self.entries.iter().any(|e| {
+            e.scheme() == url.scheme()
+                && e.host_str().map(str::to_ascii_lowercase)
+                    == url.host_str().map(str::to_ascii_lowercase)
+                && e.port_or_known_default() == url.port_or_known_default()
+                && url.path().starts_with(e.path())
+        })
+    }
+
+    /// Parses `url` and checks it, with an error a model can act on.
+    pub fn check(&self, url: &str) -> Result<Url, ToolError> {
+        let parsed = Url::parse(url.trim())
+            .map_err(|e| ToolError::new(format!("invalid URL {url:?}: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(ToolError::new(format!(
+                "only http and https URLs are fetched, not {:?}",
+                parsed.scheme()
+            )));
+        }
+        if !self.allows(&parsed) {
+            let allowed: Vec<&str> = self.entries.iter().map(Url::as_str).collect();
+            return Err(ToolError::new(format!(
+                "{} is not on the allowlist; allowed: {}",
+                redact_url(&parsed),
+                if allowed.is_empty() {
+                    "nothing (configure allowlist.txt)".to_owned()
+                } else {
+                    allowed.join(", ")
+                }
+            )));
+        }
+        Ok(parsed)
+    }
+}
+
+/// A URL without credentials or query, for messages.
+pub fn redact_url(url: &Url) -> String {
+    let mut u = url.clone();
+    let _ = u.set_username("");
+    let _ = u.set_password(None);
+    u.set_query(None);
+    u.to_string()
+}
+
+/// A client whose redirects are followed only to allowlisted URLs.
+pub fn client(allowlist: &Allowlist, timeout: Duration) -> reqwest::Client {
+    // reqwest is built without a TLS provider of its own; ring is ours.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let policy_list = allowlist.clone();
+    let policy = reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= 5 {
+            attempt.error("more than 5 redirects")
+        } else if policy_list.allows(attempt.url()) {
+            attempt.follow()
+        } else {
+            let target = redact_url(attempt.url());
+            attempt.error(format!(
+                "redirect to {target}, which is not on the allowlist"
+            ))
+        }
+    });
+    reqwest::Client::builder()
+        .redirect(policy)
+        .timeout(timeout)
+        .user_agent(concat!("optimclaw-assistant/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .expect("the HTTP client configuration is valid")
+}
+
+/// Reads at most `cap` bytes of a response body; says whether it was cut.
+pub async fn read_capped(
+    mut response: reqwest::Response,
+    cap: usize,
+) -> Result<(Vec<u8>, bool), ToolError> {
+    let mut body = Vec::new();
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| ToolError::new(format!("reading the response failed: {}", describe(&e))))?
+    {
+        let room = cap - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}
+
+/// A reqwest error as one line, without the URL's query or credentials.
+pub fn describe(err: &reqwest::Error) -> String {
+    let mut msg = if err.is_timeout() {
+        "the request timed out".to_owned()
+    } else if err.is_redirect() {
+        "a redirect was refused".to_owned()
+    } else if err.is_connect() {
+        "could not connect".to_owned()
+    } else {
+        "the request failed".to_owned()
+    };
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowlist_matches_scheme_host_port_and_path_prefix() {
+        let list =
+            Allowlist::new(["https://api.example.com", "http://127.0.0.1:8080/hooks/"]).unwrap();
+        assert!(list.check("https://api.example.com/v1/x?q=1").is_ok());
+        assert!(list.check("https://API.example.com/").is_ok());
+        assert!(list.check("http://api.example.com/").is_err(), "scheme");
+        assert!(list.check("https://api.example.com:8443/").is_err(), "port");
+        assert!(
+            list.check("https://evil.com/?https://api.example.com")
+                .is_err()
+        );
+        assert!(list.check("https://api.example.com.evil.com/").is_err());
+        assert!(list.check("http://127.0.0.1:8080/hooks/a").is_ok());
+        assert!(
+            list.check("http://127.0.0.1:8080/admin").is_err(),
+            "path prefix"
+        );
+        assert!(list.check("file:///etc/passwd").is_err());
+        assert!(Allowlist::new(["ftp://x"]).is_err());
+    }
+}

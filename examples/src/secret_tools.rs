@@ -1,0 +1,50 @@
+//! Secrets: values go in, only references and fingerprints come out.
+
+use optimclaw::{ToolContext, ToolError, tool};
+use serde_json::{Value, json};
+
+use crate::core_tools::app;
+use crate::secrets::SecretInfo;
+
+/// Store a secret (API key, token, password) under a name. The value is
+/// never shown again: use `{{secret:NAME}}` in http headers or bodies.
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "store"])]
+fn secrets_set(
+    ctx: &ToolContext,
+    /// The secret's name, e.g. github_token.
+    name: String,
+    /// The value.
+    value: String,
+) -> Result<SecretInfo, ToolError> {
+    app(ctx)?.secrets.set(&name, &value)
+}
+
+/// Describe a stored secret: its length, a fingerprint and the reference to
+/// use in http requests. The value itself is never returned.
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "lookup"])]
+fn secrets_get(
+    ctx: &ToolContext,
+    /// The secret's name.
+    name: String,
+) -> Result<SecretInfo, ToolError> {
+    app(ctx)?.secrets.get(&name)
+}
+
+/// List the names of stored secrets (never their values).
+#[tool(deferred, keywords = ["credential", "password", "token", "api key"])]
+fn secrets_list(ctx: &ToolContext) -> Result<Vec<SecretInfo>, ToolError> {
+    app(ctx)?.secrets.list()
+}
+
+/// Delete a stored secret.
+#[tool(deferred, keywords = ["credential", "password", "token", "remove", "revoke"])]
+fn secrets_delete(
+    ctx: &ToolContext,
+    /// The secret's name.
+    name: String,
+) -> Result<Value, ToolError> {
+    if !app(ctx)?.secrets.delete(&name)? {
+        return Err(ToolError::new(format!("no secret is named {name:?}")));
+    }
+    Ok(json!({"deleted": name}))
+}
