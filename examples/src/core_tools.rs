@@ -208,7 +208,7 @@ struct Page {
 }
 
 /// Fetch a web page from an allowed endpoint and return its readable text
-/// (HTML is converted to plain text with links kept).
+/// (HTML is converted to plain text).
 #[tool(core)]
 async fn web_fetch(
     ctx: &ToolContext,
@@ -236,7 +236,8 @@ async fn web_fetch(
         .is_some_and(|c| c.contains("html"));
     let (bytes, cut) = read_capped(response, app.config.http_body_cap).await?;
     let text = if is_html {
-        html2text::from_read(&bytes[..], 100)
+        html2text::config::plain_no_decorate()
+            .string_from_read(&bytes[..], 100)
             .map_err(|e| ToolError::new(format!("the page could not be read as HTML: {e}")))?
     } else {
         String::from_utf8_lossy(&bytes).into_owned()
