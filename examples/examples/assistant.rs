@@ -33,6 +33,9 @@ struct Cli {
     /// Add the tools of an MCP tools/list JSON file as deferred tools (repeatable).
     #[arg(long = "manifest", global = true)]
     manifests: Vec<PathBuf>,
+    /// Import the tools of the MCP servers in this `mcpServers` JSON file as deferred `server__tool`s.
+    #[arg(long = "mcp-config", global = true)]
+    mcp_config: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -81,6 +84,15 @@ enum Command {
     },
     /// Replay the document's example flow through a real session.
     Demo,
+    /// Serve the catalog over MCP on standard input/output.
+    Serve {
+        /// Lazy loading on for MCP clients (default: OPTIMCLAW_LAZY_TOOLS).
+        #[arg(long, conflicts_with = "eager")]
+        lazy: bool,
+        /// Every tool listed (default: OPTIMCLAW_LAZY_TOOLS).
+        #[arg(long)]
+        eager: bool,
+    },
     /// Search the tools of the given manifests (or the catalog without one).
     Search {
         /// The query (omit with --batch).
@@ -276,11 +288,53 @@ fn search(registry: &Registry, query: Option<String>, k: usize, batch: bool) -> 
     Ok(())
 }
 
+/// Connects to every server of an `mcpServers` file; their tools become
+/// deferred `server__tool`s. A tool whose name is taken is left out (a
+/// remote tool never shadows a local one or another server's).
+async fn mcp_tools(
+    path: &std::path::Path,
+    taken: &mut std::collections::HashSet<String>,
+) -> Result<Vec<DynamicTool>, String> {
+    use optimclaw::mcp::{McpClient, McpClientOptions, load_servers_file};
+    let file = load_servers_file(path)?;
+    let mut tools = Vec::new();
+    for (name, config) in file.servers {
+        match McpClient::connect(&name, config, McpClientOptions::default()).await {
+            Ok(client) => {
+                let (imported, skipped) = client.dynamic_tools();
+                for s in skipped {
+                    eprintln!("warning: MCP server `{name}`: skipped {s}");
+                }
+                for tool in imported {
+                    if taken.insert(tool.name().to_owned()) {
+                        tools.push(tool);
+                    } else {
+                        eprintln!(
+                            "warning: MCP server `{name}`: {} is already taken; skipped",
+                            tool.name()
+                        );
+                    }
+                }
+            }
+            Err(e) => eprintln!("warning: {e}; its tools are not available"),
+        }
+    }
+    Ok(tools)
+}
+
 async fn run(cli: Cli) -> Result<(), String> {
     let mut config = AppConfig::new(&cli.home.clone().unwrap_or_else(AppConfig::default_home));
     config.workspace = cli.workspace.clone();
     config.allow = cli.allow.clone();
-    let extra = manifest_tools(&cli.manifests)?;
+    config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
+    let mut extra = manifest_tools(&cli.manifests)?;
+    if let Some(path) = &cli.mcp_config {
+        let mut taken: std::collections::HashSet<String> = optimclaw::linked_tools()
+            .map(|d| d.name.to_owned())
+            .collect();
+        taken.extend(extra.iter().map(|t| t.name().to_owned()));
+        extra.extend(mcp_tools(path, &mut taken).await?);
+    }
     let command = cli.command.unwrap_or(Command::Report {
         provider: "openai".into(),
         note_budget: None,
@@ -354,6 +408,21 @@ async fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Demo => demo(&registry, &ctx).await,
+        Command::Serve { lazy, eager } => {
+            let mode = if lazy {
+                LazyConfig::lazy()
+            } else if eager {
+                LazyConfig::eager()
+            } else {
+                registry.lazy_config().clone()
+            };
+            let ctx = app.start(&registry);
+            optimclaw::mcp::McpServer::with_lazy(registry, mode, ctx)
+                .named("optimclaw-assistant")
+                .serve_stdio()
+                .await
+                .map_err(|e| e.to_string())
+        }
         Command::Search { .. } => unreachable!("handled above"),
     }
 }

@@ -29,6 +29,9 @@ pub struct AppConfig {
     pub http_timeout: Duration,
     /// HTTP response cap in bytes.
     pub http_body_cap: usize,
+    /// `message` to `stdout` writes to standard error instead (under
+    /// `serve`, standard output carries the MCP protocol).
+    pub console_to_stderr: bool,
 }
 
 impl AppConfig {
@@ -42,6 +45,7 @@ impl AppConfig {
             shell_output_cap: 64 * 1024,
             http_timeout: Duration::from_secs(30),
             http_body_cap: 2 * 1024 * 1024,
+            console_to_stderr: false,
         }
     }
 

@@ -504,7 +504,7 @@ async fn message(
     match channel {
         Channel::Stdout => {
             // Under `serve` (stdio), standard output is the protocol.
-            if std::env::var_os("OPTIMCLAW_CONSOLE_STDERR").is_some() {
+            if app.config.console_to_stderr {
                 eprintln!("[message] {text}");
             } else {
                 println!("[message] {text}");

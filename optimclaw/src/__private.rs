@@ -35,6 +35,8 @@ macro_rules! __optimclaw_register_tool {
 #[macro_export]
 macro_rules! __optimclaw_register_tool {
     ($desc:expr) => {
+        // `linkme` places the descriptor with `#[link_section]`.
+        #[allow(unsafe_code)]
         #[$crate::__private::linkme::distributed_slice($crate::__private::TOOLS)]
         #[linkme(crate = $crate::__private::linkme)]
         static __OPTIMCLAW_TOOL: $crate::ToolDescriptor = $desc;

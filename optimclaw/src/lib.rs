@@ -10,6 +10,8 @@ mod context;
 mod descriptor;
 mod error;
 pub mod manifest;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod prompt;
 pub mod provider;
 mod registry;

@@ -1,0 +1,10 @@
+//! MCP both ways, through rmcp (the official Rust SDK): [`McpServer`]
+//! serves a registry (lazily or eagerly) to MCP clients, and
+//! [`McpClient`] imports MCP servers' tools as deferred tools named
+//! `server__tool`.
+
+mod client;
+mod server;
+
+pub use client::{McpClient, McpClientOptions, ServerConfig, ServersFile, load_servers_file};
+pub use server::McpServer;

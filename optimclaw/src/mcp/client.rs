@@ -1,0 +1,344 @@
+//! Importing MCP servers' tools as deferred tools named `server__tool`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ContentBlock, Tool};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ServiceExt};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::Mutex;
+
+use crate::manifest::cap_description;
+use crate::registry::{DynamicTool, is_valid_tool_name};
+use crate::{ToolError, ToolErrorKind};
+
+/// One entry of the common `mcpServers` config shape.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// The program of a stdio server.
+    pub command: Option<String>,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Its environment variables.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The URL of a streamable HTTP server.
+    pub url: Option<String>,
+}
+
+/// `{"mcpServers": {name: ServerConfig}}`.
+#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
+pub struct ServersFile {
+    /// Servers by name.
+    #[serde(rename = "mcpServers", default)]
+    pub servers: BTreeMap<String, ServerConfig>,
+}
+
+/// Reads an `mcpServers` config file.
+pub fn load_servers_file(path: &Path) -> Result<ServersFile, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a valid mcpServers file: {e}", path.display()))
+}
+
+/// Limits of an imported server.
+#[derive(Clone, Debug)]
+pub struct McpClientOptions {
+    /// Time limit of one call (a hung server fails the call, not the program).
+    pub call_timeout: Duration,
+    /// Time limit for starting the server and listing its tools.
+    pub connect_timeout: Duration,
+    /// Descriptions longer than this are cut: a server is not trusted to
+    /// fill the prompt.
+    pub max_description_chars: usize,
+}
+
+impl Default for McpClientOptions {
+    fn default() -> Self {
+        McpClientOptions {
+            call_timeout: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(30),
+            max_description_chars: 1_024,
+        }
+    }
+}
+
+/// Counts `notifications/tools/list_changed`.
+#[derive(Clone, Default)]
+struct Watcher {
+    changes: Arc<AtomicU64>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changes.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+type Connection = RunningService<RoleClient, Watcher>;
+
+/// A connection to one MCP server, restarted on the next call after it
+/// exits or hangs.
+pub struct McpClient {
+    name: String,
+    config: ServerConfig,
+    options: McpClientOptions,
+    watcher: Watcher,
+    conn: Mutex<Option<Connection>>,
+    tools: std::sync::Mutex<Vec<Tool>>,
+    seen_changes: AtomicU64,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+fn client_error(server: &str, message: impl std::fmt::Display) -> ToolError {
+    ToolError::new(format!("MCP server `{server}`: {message}"))
+}
+
+impl McpClient {
+    /// Starts (or reaches) a server and lists its tools.
+    pub async fn connect(
+        name: &str,
+        config: ServerConfig,
+        options: McpClientOptions,
+    ) -> Result<Arc<Self>, ToolError> {
+        let valid = (1..=32).contains(&name.len())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            && !name.contains("__");
+        if !valid {
+            return Err(ToolError::new(format!(
+                "MCP server name {name:?} must use letters, digits, `_` and `-` (1 to 32 characters, no `__`)"
+            )));
+        }
+        let client = Arc::new(McpClient {
+            name: name.to_owned(),
+            config,
+            options,
+            watcher: Watcher::default(),
+            conn: Mutex::new(None),
+            tools: std::sync::Mutex::new(Vec::new()),
+            seen_changes: AtomicU64::new(0),
+        });
+        client.refresh().await?;
+        Ok(client)
+    }
+
+    /// The server's name (the prefix of its tools).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    async fn start(&self) -> Result<Connection, ToolError> {
+        let start =
+            async {
+                if let Some(command) = &self.config.command {
+                    let mut cmd = tokio::process::Command::new(command);
+                    cmd.args(&self.config.args)
+                        .envs(&self.config.env)
+                        .kill_on_drop(true);
+                    let transport = TokioChildProcess::builder(cmd)
+                        .stderr(std::process::Stdio::null())
+                        .spawn()
+                        .map(|(t, _)| t)
+                        .map_err(|e| {
+                            client_error(&self.name, format!("cannot start {command:?}: {e}"))
+                        })?;
+                    self.watcher.clone().serve(transport).await.map_err(|e| {
+                        client_error(&self.name, format!("initialisation failed: {e}"))
+                    })
+                } else if self.config.url.is_some() {
+                    Err(client_error(
+                        &self.name,
+                        "HTTP servers are not supported by this build; use a stdio `command`",
+                    ))
+                } else {
+                    Err(client_error(
+                        &self.name,
+                        "the config has neither `command` nor `url`",
+                    ))
+                }
+            };
+        tokio::time::timeout(self.options.connect_timeout, start)
+            .await
+            .map_err(|_| {
+                client_error(
+                    &self.name,
+                    format!(
+                        "did not start within {} s",
+                        self.options.connect_timeout.as_secs()
+                    ),
+                )
+            })?
+    }
+
+    /// Lists the server's tools again (after `list_changed`, or a restart).
+    pub async fn refresh(&self) -> Result<(), ToolError> {
+        let mut guard = self.conn.lock().await;
+        if guard.as_ref().is_none_or(|c| c.is_closed()) {
+            *guard = Some(self.start().await?);
+        }
+        let conn = guard.as_ref().expect("connected above");
+        let listed =
+            tokio::time::timeout(self.options.connect_timeout, conn.peer().list_all_tools()).await;
+        let tools = match listed {
+            Ok(Ok(tools)) => tools,
+            Ok(Err(e)) => {
+                *guard = None;
+                return Err(client_error(&self.name, format!("tools/list failed: {e}")));
+            }
+            Err(_) => {
+                *guard = None;
+                return Err(client_error(&self.name, "tools/list timed out"));
+            }
+        };
+        *self
+            .tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = tools;
+        self.seen_changes.store(
+            self.watcher.changes.load(Ordering::SeqCst),
+            Ordering::SeqCst,
+        );
+        Ok(())
+    }
+
+    /// Whether the server announced a changed tool list since the last refresh.
+    pub fn tools_changed(&self) -> bool {
+        self.watcher.changes.load(Ordering::SeqCst) != self.seen_changes.load(Ordering::SeqCst)
+    }
+
+    /// The server's tools as deferred dynamic tools named `server__tool`.
+    /// Tools whose combined name breaks the name rule are left out and
+    /// returned in the second list with the reason.
+    pub fn dynamic_tools(self: &Arc<Self>) -> (Vec<DynamicTool>, Vec<String>) {
+        let tools = self
+            .tools
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let mut out = Vec::new();
+        let mut skipped = Vec::new();
+        for tool in tools {
+            let full = format!("{}__{}", self.name, tool.name);
+            if !is_valid_tool_name(&full) {
+                skipped.push(format!("{full:?}: not a valid tool name"));
+                continue;
+            }
+            let schema = Value::Object((*tool.input_schema).clone());
+            let description = tool.description.as_deref().unwrap_or_default();
+            let remote = tool.name.to_string();
+            let client = Arc::clone(self);
+            let mut dynamic = DynamicTool::new(
+                &full,
+                cap_description(description, self.options.max_description_chars),
+                schema,
+            )
+            .origin(format!("MCP server `{}`", self.name))
+            .handler(move |_ctx, args: Value| {
+                let client = Arc::clone(&client);
+                let remote = remote.clone();
+                async move { client.call(&remote, args).await }
+            });
+            if let Some(out_schema) = tool.output_schema {
+                dynamic = dynamic.output_schema(Value::Object((*out_schema).clone()));
+            }
+            out.push(dynamic);
+        }
+        (out, skipped)
+    }
+
+    /// Calls a tool of the server by its own name. A server that exited or
+    /// hung fails the call within the time limit and is restarted on the
+    /// next call.
+    pub async fn call(&self, tool: &str, args: Value) -> Result<Value, ToolError> {
+        let arguments = match args {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return Err(ToolError::with_kind(
+                    ToolErrorKind::InvalidArguments,
+                    format!("arguments must be a JSON object, not {other}"),
+                ));
+            }
+        };
+        let peer = {
+            let mut guard = self.conn.lock().await;
+            if guard.as_ref().is_none_or(|c| c.is_closed()) {
+                *guard = Some(self.start().await?);
+            }
+            guard.as_ref().expect("connected above").peer().clone()
+        };
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = arguments;
+        let result = match tokio::time::timeout(self.options.call_timeout, peer.call_tool(params))
+            .await
+        {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => {
+                self.drop_connection().await;
+                return Err(client_error(
+                    &self.name,
+                    format!(
+                        "the call of `{tool}` failed: {e}; the server will be restarted on the next call"
+                    ),
+                ));
+            }
+            Err(_) => {
+                self.drop_connection().await;
+                return Err(ToolError::with_kind(
+                    ToolErrorKind::Timeout,
+                    format!(
+                        "MCP server `{}` did not answer `{tool}` within {} s; it will be restarted on the next call",
+                        self.name,
+                        self.options.call_timeout.as_secs()
+                    ),
+                ));
+            }
+        };
+        let text: Vec<String> = result
+            .content
+            .iter()
+            .filter_map(|c| match c {
+                ContentBlock::Text(t) => Some(t.text.clone()),
+                _ => None,
+            })
+            .collect();
+        if result.is_error == Some(true) {
+            return Err(ToolError::new(format!(
+                "`{}__{tool}` reported: {}",
+                self.name,
+                text.join("\n")
+            )));
+        }
+        Ok(match result.structured_content {
+            Some(structured) => structured,
+            None if text.len() == 1 => serde_json::from_str::<Value>(&text[0])
+                .ok()
+                .filter(|v| v.is_object() || v.is_array())
+                .unwrap_or_else(|| json!(text[0])),
+            None => json!({ "content": serde_json::to_value(&result.content).unwrap_or_default() }),
+        })
+    }
+
+    async fn drop_connection(&self) {
+        if let Some(conn) = self.conn.lock().await.take() {
+            let _ = tokio::time::timeout(Duration::from_secs(2), conn.cancel()).await;
+        }
+    }
+}

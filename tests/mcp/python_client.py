@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The official Python MCP SDK as a client of `assistant serve` (stdio).
+
+Usage: python_client.py ASSISTANT_BINARY
+Checks initialize, tools/list in lazy and eager modes, tool_info, the
+tools/list_changed notification, calling a loaded tool, calling an unloaded
+one, and an unknown tool. Prints 'N passed, 0 failed' or exits non-zero.
+"""
+import asyncio
+import os
+import sys
+import tempfile
+
+import mcp.types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
+
+BINARY = sys.argv[1]
+passed = 0
+
+
+def check(cond, what):
+    global passed
+    if not cond:
+        raise AssertionError(what)
+    passed += 1
+
+
+def text_of(result):
+    return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+async def session_for(mode, home, notes):
+    async def on_message(message):
+        root = getattr(message, "root", message)
+        if isinstance(root, types.ToolListChangedNotification):
+            notes.append(root)
+
+    params = StdioServerParameters(command=BINARY, args=["--home", home, "serve", mode])
+    return stdio_client(params), on_message
+
+
+async def lazy_mode(home):
+    notes = []
+    transport, on_message = await session_for("--lazy", home, notes)
+    async with transport as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as s:
+            init = await s.initialize()
+            check(init.server_info.name == "optimclaw-assistant", "server name")
+            check("use tool_info to load" in (init.instructions or ""), "the note is in the instructions")
+            tools = (await s.list_tools()).tools
+            names = sorted(t.name for t in tools)
+            check(len(names) == 12 and "tool_info" in names and "job_create" not in names, f"lazy list: {names}")
+            check(all(t.input_schema.get("type") == "object" for t in tools), "object input schemas")
+
+            found = await s.call_tool("tool_info", {"query": "job_create"})
+            check(not found.is_error, text_of(found))
+            check(found.structured_content["tools"][0]["name"] == "job_create", "tool_info answers job_create")
+            for _ in range(50):
+                if notes:
+                    break
+                await asyncio.sleep(0.05)
+            check(len(notes) >= 1, "tools/list_changed was sent")
+            names = sorted(t.name for t in (await s.list_tools()).tools)
+            check("job_create" in names and len(names) == 13, f"list after loading: {names}")
+
+            job = await s.call_tool("job_create", {"prompt": "Summarize today's news", "priority": 3})
+            check(not job.is_error, text_of(job))
+            check('"priority":3' in text_of(job).replace(" ", ""), text_of(job))
+
+            bad = await s.call_tool("job_status", {"job": 1})
+            check(bad.is_error, "invalid arguments are a tool error")
+            check("was not loaded yet" in text_of(bad) and '"required":["id"]' in text_of(bad).replace(" ", ""), text_of(bad))
+            ran = await s.call_tool("job_status", {"id": "job-none"})
+            check(ran.is_error and "no job has id" in text_of(ran), text_of(ran))
+            names = sorted(t.name for t in (await s.list_tools()).tools)
+            check("job_status" in names, "a valid direct call loads the tool")
+
+            try:
+                await s.call_tool("no_such_tool", {})
+                check(False, "unknown tools are protocol errors")
+            except MCPError as e:
+                check("unknown tool" in str(e), str(e))
+
+
+async def eager_mode(home):
+    transport, on_message = await session_for("--eager", home, [])
+    async with transport as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as s:
+            await s.initialize()
+            names = [t.name for t in (await s.list_tools()).tools]
+            check(len(names) >= 52 and "tool_info" not in names, f"eager list has {len(names)} tools")
+            echo = await s.call_tool("echo", {"text": "hi"})
+            check(text_of(echo) == "hi", text_of(echo))
+            t = await s.call_tool("time", {"timezone": "UTC"})
+            check(t.structured_content and t.structured_content["timezone"] == "UTC", "structured content")
+
+
+async def main():
+    with tempfile.TemporaryDirectory() as home:
+        await lazy_mode(home)
+        await eager_mode(home)
+    print(f"{passed} passed, 0 failed")
+
+
+asyncio.run(main())
