@@ -3,12 +3,15 @@
 //! `cargo run --release --example assistant` prints what eager and lazy
 //! loading send to a model, measured with real tokenizers. See `--help`.
 
+use std::collections::HashSet;
 use std::io::BufRead;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
 use optimclaw::manifest::{ManifestOptions, load_manifest};
+use optimclaw::mcp::{McpClient, McpClientOptions, McpServer, load_servers_file};
 use optimclaw::provider::{Dialect, RenderOptions};
 use optimclaw::tokens::{Encoding, RequestTokens};
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext};
@@ -84,8 +87,11 @@ enum Command {
     },
     /// Replay the document's example flow through a real session.
     Demo,
-    /// Serve the catalog over MCP on standard input/output.
+    /// Serve the catalog over MCP on standard input/output, or streamable HTTP.
     Serve {
+        /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio.
+        #[arg(long)]
+        http: Option<String>,
         /// Lazy loading on for MCP clients (default: OPTIMCLAW_LAZY_TOOLS).
         #[arg(long, conflicts_with = "eager")]
         lazy: bool,
@@ -288,38 +294,55 @@ fn search(registry: &Registry, query: Option<String>, k: usize, batch: bool) -> 
     Ok(())
 }
 
-/// Connects to every server of an `mcpServers` file; their tools become
-/// deferred `server__tool`s. A tool whose name is taken is left out (a
-/// remote tool never shadows a local one or another server's).
-async fn mcp_tools(
-    path: &std::path::Path,
-    taken: &mut std::collections::HashSet<String>,
-) -> Result<Vec<DynamicTool>, String> {
-    use optimclaw::mcp::{McpClient, McpClientOptions, load_servers_file};
+/// Connects to every server of an `mcpServers` file. A server that fails
+/// to start is reported and left out.
+async fn mcp_clients(path: &std::path::Path) -> Result<Vec<Arc<McpClient>>, String> {
     let file = load_servers_file(path)?;
-    let mut tools = Vec::new();
+    let mut clients = Vec::new();
     for (name, config) in file.servers {
         match McpClient::connect(&name, config, McpClientOptions::default()).await {
-            Ok(client) => {
-                let (imported, skipped) = client.dynamic_tools();
-                for s in skipped {
-                    eprintln!("warning: MCP server `{name}`: skipped {s}");
-                }
-                for tool in imported {
-                    if taken.insert(tool.name().to_owned()) {
-                        tools.push(tool);
-                    } else {
-                        eprintln!(
-                            "warning: MCP server `{name}`: {} is already taken; skipped",
-                            tool.name()
-                        );
-                    }
-                }
-            }
+            Ok(client) => clients.push(client),
             Err(e) => eprintln!("warning: {e}; its tools are not available"),
         }
     }
-    Ok(tools)
+    Ok(clients)
+}
+
+/// The registry: linked tools, manifest tools, then the MCP servers' tools
+/// as deferred `server__tool`s. A remote tool whose name is taken is left
+/// out: it never shadows a local tool or another server's.
+fn build_registry(
+    lazy: LazyConfig,
+    manifest: &[DynamicTool],
+    clients: &[Arc<McpClient>],
+) -> Result<Registry, String> {
+    let mut taken: HashSet<String> = optimclaw::linked_tools()
+        .map(|d| d.name.to_owned())
+        .collect();
+    let mut tools: Vec<DynamicTool> = manifest.to_vec();
+    taken.extend(tools.iter().map(|t| t.name().to_owned()));
+    for client in clients {
+        let (imported, skipped) = client.dynamic_tools();
+        for s in skipped {
+            eprintln!("warning: MCP server `{}`: skipped {s}", client.name());
+        }
+        for tool in imported {
+            if taken.insert(tool.name().to_owned()) {
+                tools.push(tool);
+            } else {
+                eprintln!(
+                    "warning: MCP server `{}`: {} is already taken; skipped",
+                    client.name(),
+                    tool.name()
+                );
+            }
+        }
+    }
+    Registry::builder()
+        .lazy(lazy)
+        .tools(tools)
+        .build()
+        .map_err(|e| e.to_string())
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
@@ -327,14 +350,11 @@ async fn run(cli: Cli) -> Result<(), String> {
     config.workspace = cli.workspace.clone();
     config.allow = cli.allow.clone();
     config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
-    let mut extra = manifest_tools(&cli.manifests)?;
-    if let Some(path) = &cli.mcp_config {
-        let mut taken: std::collections::HashSet<String> = optimclaw::linked_tools()
-            .map(|d| d.name.to_owned())
-            .collect();
-        taken.extend(extra.iter().map(|t| t.name().to_owned()));
-        extra.extend(mcp_tools(path, &mut taken).await?);
-    }
+    let extra = manifest_tools(&cli.manifests)?;
+    let clients = match &cli.mcp_config {
+        Some(path) => mcp_clients(path).await?,
+        None => Vec::new(),
+    };
     let command = cli.command.unwrap_or(Command::Report {
         provider: "openai".into(),
         note_budget: None,
@@ -358,11 +378,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         return search(&registry, query, max_results, batch);
     }
     let lazy = LazyConfig::from_env().map_err(|e| e.to_string())?;
-    let registry = Registry::builder()
-        .lazy(lazy)
-        .tools(extra)
-        .build()
-        .map_err(|e| e.to_string())?;
+    let registry = build_registry(lazy.clone(), &extra, &clients)?;
     let app = App::open(config)?;
     let ctx = app.context();
     match command {
@@ -408,8 +424,12 @@ async fn run(cli: Cli) -> Result<(), String> {
             Ok(())
         }
         Command::Demo => demo(&registry, &ctx).await,
-        Command::Serve { lazy, eager } => {
-            let mode = if lazy {
+        Command::Serve {
+            http,
+            lazy: lazy_flag,
+            eager,
+        } => {
+            let mode = if lazy_flag {
                 LazyConfig::lazy()
             } else if eager {
                 LazyConfig::eager()
@@ -417,11 +437,45 @@ async fn run(cli: Cli) -> Result<(), String> {
                 registry.lazy_config().clone()
             };
             let ctx = app.start(&registry);
-            optimclaw::mcp::McpServer::with_lazy(registry, mode, ctx)
-                .named("optimclaw-assistant")
-                .serve_stdio()
-                .await
-                .map_err(|e| e.to_string())
+            let server = McpServer::with_lazy(registry, mode, ctx).named("optimclaw-assistant");
+            // An imported server's tools changed: rebuild and tell our clients.
+            for client in &clients {
+                let (client, all, server, lazy, extra) = (
+                    client.clone(),
+                    clients.clone(),
+                    server.clone(),
+                    lazy.clone(),
+                    extra.clone(),
+                );
+                tokio::spawn(async move {
+                    while client.next_change().await.is_ok() {
+                        match build_registry(lazy.clone(), &extra, &all) {
+                            Ok(registry) => server.set_registry(registry).await,
+                            Err(e) => eprintln!("warning: the refreshed tools are invalid: {e}"),
+                        }
+                    }
+                });
+            }
+            match http {
+                None => server.serve_stdio().await.map_err(|e| e.to_string()),
+                Some(addr) => {
+                    let listener = tokio::net::TcpListener::bind(&addr)
+                        .await
+                        .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+                    let local = listener.local_addr().map_err(|e| e.to_string())?;
+                    eprintln!("serving MCP (streamable HTTP) on http://{local}/mcp; Ctrl-C stops");
+                    let shutdown = tokio_util::sync::CancellationToken::new();
+                    let stop = shutdown.clone();
+                    tokio::spawn(async move {
+                        let _ = tokio::signal::ctrl_c().await;
+                        stop.cancel();
+                    });
+                    server
+                        .serve_http(listener, shutdown)
+                        .await
+                        .map_err(|e| e.to_string())
+                }
+            }
         }
         Command::Search { .. } => unreachable!("handled above"),
     }

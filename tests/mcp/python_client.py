@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """The official Python MCP SDK as a client of `assistant serve` (stdio).
 
-Usage: python_client.py ASSISTANT_BINARY
+Usage: python_client.py ASSISTANT_BINARY FAULT_SERVER_SCRIPT
 Checks initialize, tools/list in lazy and eager modes, tool_info, the
 tools/list_changed notification, calling a loaded tool, calling an unloaded
-one, and an unknown tool. Prints 'N passed, 0 failed' or exits non-zero.
+one, and an unknown tool; then the assistant importing another MCP server
+(FAULT_SERVER_SCRIPT, run with this Python) and passing its tool-list change
+on to us. Prints 'N passed, 0 failed' or exits non-zero.
 """
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -17,6 +20,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 
 BINARY = sys.argv[1]
+FAULT_SERVER = sys.argv[2]
 passed = 0
 
 
@@ -31,13 +35,13 @@ def text_of(result):
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
-async def session_for(mode, home, notes):
+async def session_for(mode, home, notes, extra=()):
     async def on_message(message):
         root = getattr(message, "root", message)
         if isinstance(root, types.ToolListChangedNotification):
             notes.append(root)
 
-    params = StdioServerParameters(command=BINARY, args=["--home", home, "serve", mode])
+    params = StdioServerParameters(command=BINARY, args=["--home", home, *extra, "serve", mode])
     return stdio_client(params), on_message
 
 
@@ -97,10 +101,51 @@ async def eager_mode(home):
             check(t.structured_content and t.structured_content["timezone"] == "UTC", "structured content")
 
 
+async def wait_for(notes, count):
+    for _ in range(100):
+        if len(notes) >= count:
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def imported_server(home):
+    config = os.path.join(home, "servers.json")
+    with open(config, "w") as f:
+        json.dump({"mcpServers": {"faulty": {"command": sys.executable, "args": [FAULT_SERVER]}}}, f)
+    notes = []
+    transport, on_message = await session_for("--lazy", home, notes, ["--mcp-config", config])
+    async with transport as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as s:
+            init = await s.initialize()
+            check("faulty__grow" in (init.instructions or ""), "imported tools are in the note")
+            found = await s.call_tool("tool_info", {"query": "faulty__ok"})
+            check(found.structured_content["tools"][0]["name"] == "faulty__ok", "tool_info finds an imported tool")
+            ok = await s.call_tool("faulty__ok", {"text": "via the assistant"})
+            check(not ok.is_error and "via the assistant" in text_of(ok), text_of(ok))
+            seen = len(notes)
+            grown = await s.call_tool("faulty__grow", {})
+            check(not grown.is_error, text_of(grown))
+            # One notification for loading faulty__grow, one for the refresh.
+            check(await wait_for(notes, seen + 2), "the imported server's change reached us")
+            extra = None
+            for _ in range(100):
+                found = await s.call_tool("tool_info", {"query": "faulty__extra"})
+                named = [t for t in found.structured_content["tools"] if t["name"] == "faulty__extra"]
+                if named:
+                    extra = named[0]
+                    break
+                await asyncio.sleep(0.05)
+            check(extra and extra["name"] == "faulty__extra", "the new remote tool is discoverable")
+            doubled = await s.call_tool("faulty__extra", {"x": 21})
+            check("42" in text_of(doubled), text_of(doubled))
+
+
 async def main():
     with tempfile.TemporaryDirectory() as home:
         await lazy_mode(home)
         await eager_mode(home)
+        await imported_server(home)
     print(f"{passed} passed, 0 failed")
 
 

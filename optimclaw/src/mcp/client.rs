@@ -71,15 +71,17 @@ impl Default for McpClientOptions {
     }
 }
 
-/// Counts `notifications/tools/list_changed`.
+/// Counts `notifications/tools/list_changed` and wakes whoever waits.
 #[derive(Clone, Default)]
 struct Watcher {
     changes: Arc<AtomicU64>,
+    notify: Arc<tokio::sync::Notify>,
 }
 
 impl ClientHandler for Watcher {
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.changes.fetch_add(1, Ordering::SeqCst);
+        self.notify.notify_waiters();
     }
 }
 
@@ -162,11 +164,14 @@ impl McpClient {
                     self.watcher.clone().serve(transport).await.map_err(|e| {
                         client_error(&self.name, format!("initialisation failed: {e}"))
                     })
-                } else if self.config.url.is_some() {
-                    Err(client_error(
-                        &self.name,
-                        "HTTP servers are not supported by this build; use a stdio `command`",
-                    ))
+                } else if let Some(url) = &self.config.url {
+                    // reqwest is built without a TLS provider of its own: for
+                    // https, the program installs one (the assistant uses ring).
+                    let transport =
+                        rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+                    self.watcher.clone().serve(transport).await.map_err(|e| {
+                        client_error(&self.name, format!("initialisation over HTTP failed: {e}"))
+                    })
                 } else {
                     Err(client_error(
                         &self.name,
@@ -216,6 +221,23 @@ impl McpClient {
             Ordering::SeqCst,
         );
         Ok(())
+    }
+
+    /// Waits until the server announces a changed tool list, refreshes the
+    /// list and returns the new tools (see [`dynamic_tools`](Self::dynamic_tools)).
+    /// Call it in a loop to keep an imported tool set current.
+    pub async fn next_change(
+        self: &Arc<Self>,
+    ) -> Result<(Vec<DynamicTool>, Vec<String>), ToolError> {
+        while !self.tools_changed() {
+            let notified = self.watcher.notify.notified();
+            if self.tools_changed() {
+                break;
+            }
+            notified.await;
+        }
+        self.refresh().await?;
+        Ok(self.dynamic_tools())
     }
 
     /// Whether the server announced a changed tool list since the last refresh.

@@ -4,7 +4,10 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{RequestContext, RoleServer};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::Value;
 
@@ -12,15 +15,38 @@ use crate::prompt::TOOL_INFO;
 use crate::provider::{Dialect, RenderOptions};
 use crate::{LazyConfig, Registry, Session, ToolContext, ToolErrorKind};
 
+/// What every connection of a server shares.
+struct Shared {
+    registry: RwLock<Registry>,
+    generation: AtomicU64,
+    lazy: LazyConfig,
+    ctx: ToolContext,
+    name: String,
+    /// Connected clients, told when the registry changes.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+/// One client connection's state.
+struct Connection {
+    session: RwLock<Session>,
+    generation: AtomicU64,
+}
+
 /// An MCP server for a registry. Each client connection gets its own
 /// [`Session`]: in lazy mode `tools/list` starts with the core tools and
 /// `tool_info`; when `tool_info` loads tools the server sends
 /// `notifications/tools/list_changed` and the next `tools/list` has them.
+/// [`set_registry`](Self::set_registry) swaps the registry under running
+/// connections (e.g. when an imported MCP server's tools changed); loaded
+/// tools stay loaded and clients are told.
 #[derive(Clone)]
 pub struct McpServer {
-    session: Session,
-    ctx: ToolContext,
-    name: String,
+    shared: Arc<Shared>,
+    conn: Arc<Connection>,
+}
+
+fn read<T>(lock: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    lock.read().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl McpServer {
@@ -32,36 +58,85 @@ impl McpServer {
 
     /// A server with its own lazy-loading setting.
     pub fn with_lazy(registry: Registry, lazy: LazyConfig, ctx: ToolContext) -> Self {
+        let session = Session::with_lazy(registry.clone(), lazy.clone());
         McpServer {
-            session: Session::with_lazy(registry, lazy),
-            ctx,
-            name: "optimclaw".to_owned(),
+            shared: Arc::new(Shared {
+                registry: RwLock::new(registry),
+                generation: AtomicU64::new(0),
+                lazy,
+                ctx,
+                name: "optimclaw".to_owned(),
+                peers: Mutex::new(Vec::new()),
+            }),
+            conn: Arc::new(Connection {
+                session: RwLock::new(session),
+                generation: AtomicU64::new(0),
+            }),
         }
     }
 
-    /// Sets the server name clients see.
+    /// Sets the server name clients see (before serving).
     #[must_use]
     pub fn named(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.name = name.into();
+        }
         self
     }
 
     /// The same server for a new client connection: fresh loaded state.
     #[must_use]
     pub fn for_new_connection(&self) -> Self {
+        let registry = read(&self.shared.registry).clone();
         McpServer {
-            session: Session::with_lazy(
-                self.session.registry().clone(),
-                self.session.lazy_config().clone(),
-            ),
-            ctx: self.ctx.clone(),
-            name: self.name.clone(),
+            shared: Arc::clone(&self.shared),
+            conn: Arc::new(Connection {
+                session: RwLock::new(Session::with_lazy(registry, self.shared.lazy.clone())),
+                generation: AtomicU64::new(self.shared.generation.load(Ordering::SeqCst)),
+            }),
         }
     }
 
-    /// The connection's session.
-    pub fn session(&self) -> &Session {
-        &self.session
+    /// Replaces the registry for every connection, keeping what each had
+    /// loaded (where the tool still exists), and sends
+    /// `notifications/tools/list_changed` to connected clients.
+    pub async fn set_registry(&self, registry: Registry) {
+        *self
+            .shared
+            .registry
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = registry;
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self
+                .shared
+                .peers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            peers.retain(|p| !p.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            let _ = peer.notify_tool_list_changed().await;
+        }
+    }
+
+    /// The connection's session (brought up to date with the registry).
+    pub fn session(&self) -> Session {
+        let current = self.shared.generation.load(Ordering::SeqCst);
+        if self.conn.generation.load(Ordering::SeqCst) != current {
+            let registry = read(&self.shared.registry).clone();
+            let mut session = self
+                .conn
+                .session
+                .write()
+                .unwrap_or_else(PoisonError::into_inner);
+            let fresh = Session::with_lazy(registry, self.shared.lazy.clone());
+            fresh.load(session.loaded());
+            *session = fresh;
+            self.conn.generation.store(current, Ordering::SeqCst);
+        }
+        read(&self.conn.session).clone()
     }
 
     /// Serves one client on standard input and output until it leaves.
@@ -77,10 +152,54 @@ impl McpServer {
             .map_err(|e| std::io::Error::other(format!("the MCP server stopped: {e}")))
     }
 
+    /// Serves streamable HTTP clients on `listener` (path `/mcp`, any path
+    /// accepted) until `shutdown` is cancelled. Each client session gets its
+    /// own loaded state; clients on the stateless `2026-07-28` protocol
+    /// start every request from the listing.
+    pub async fn serve_http(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: tokio_util::sync::CancellationToken,
+    ) -> std::io::Result<()> {
+        use rmcp::transport::streamable_http_server::{
+            StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+        };
+        let local = listener.local_addr()?;
+        let mut config = StreamableHttpServerConfig::default();
+        config.cancellation_token = shutdown.child_token();
+        // Host-header check: the address we listen on, plus the loopback names.
+        config.allowed_hosts.push(local.to_string());
+        config.allowed_hosts.push(local.ip().to_string());
+        let template = self;
+        let service = StreamableHttpService::new(
+            move || Ok(template.for_new_connection()),
+            std::sync::Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        loop {
+            let (stream, _) = tokio::select! {
+                accepted = listener.accept() => accepted?,
+                () = shutdown.cancelled() => return Ok(()),
+            };
+            let svc = hyper_util::service::TowerToHyperService::new(service.clone());
+            let stop = shutdown.clone();
+            tokio::spawn(async move {
+                let builder = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                );
+                let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
+                tokio::select! {
+                    _ = conn => {}
+                    () = stop.cancelled() => {}
+                }
+            });
+        }
+    }
+
     /// The tools this connection lists now.
     pub fn list(&self) -> Result<Vec<Tool>, McpError> {
         let rendered = self
-            .session
+            .session()
             .render(Dialect::Mcp, RenderOptions::default())
             .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         rendered
@@ -103,13 +222,21 @@ impl ServerHandler for McpServer {
                 .build(),
         )
         .with_server_info(Implementation::new(
-            self.name.clone(),
+            self.shared.name.clone(),
             env!("CARGO_PKG_VERSION"),
         ));
-        if let Some(note) = self.session.prompt().note {
+        if let Some(note) = self.session().prompt().note {
             info = info.with_instructions(note);
         }
         info
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.shared
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(context.peer);
     }
 
     async fn list_tools(
@@ -126,8 +253,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
-        let Some(tool) = self.session.registry().get(&name) else {
-            let near = self.session.registry().nearest_names(&name, 3);
+        let session = self.session();
+        let registry = session.registry();
+        let Some(tool) = registry.get(&name) else {
+            let near = registry.nearest_names(&name, 3);
             let hint = if near.is_empty() {
                 String::new()
             } else {
@@ -141,13 +270,17 @@ impl ServerHandler for McpServer {
         let has_object_output = tool
             .output_schema()
             .is_some_and(|s| s.get("type").and_then(Value::as_str) == Some("object"));
-        let before = self.session.loaded().len();
+        let before = session.loaded().len();
         let args = request
             .arguments
             .map_or(Value::Object(serde_json::Map::new()), Value::Object);
-        let ctx = self.ctx.clone().with_cancellation(context.ct.clone());
-        let result = self.session.call(&name, args, &ctx).await;
-        if self.session.lazy_config().enabled && self.session.loaded().len() > before {
+        let ctx = self
+            .shared
+            .ctx
+            .clone()
+            .with_cancellation(context.ct.clone());
+        let result = session.call(&name, args, &ctx).await;
+        if session.lazy_config().enabled && session.loaded().len() > before {
             // The client's next tools/list includes what was just loaded.
             let _ = context.peer.notify_tool_list_changed().await;
         }
