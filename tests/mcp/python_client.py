@@ -141,11 +141,45 @@ async def imported_server(home):
             check("42" in text_of(doubled), text_of(doubled))
 
 
+def malformed_frames(home):
+    """Garbage, invalid UTF-8 and a truncated frame on the server's stdin:
+    it keeps serving, and answers the next valid request."""
+    import select
+    import subprocess
+
+    proc = subprocess.Popen(
+        [BINARY, "--home", home, "serve", "--lazy"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    try:
+        for junk in (b"this is not json\n", b"\xff\xfe not utf-8\n", b'{"jsonrpc": "2.0", "id": 7, "meth\n', b"[]\n"):
+            proc.stdin.write(junk)
+        proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+                         b'"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n')
+        proc.stdin.flush()
+        answer = b""
+        for _ in range(10):
+            ready, _, _ = select.select([proc.stdout], [], [], 5)
+            if not ready:
+                break
+            line = proc.stdout.readline()
+            if b'"id":1' in line:
+                answer = line
+                break
+        check(proc.poll() is None, "the server is still running")
+        reply = json.loads(answer)
+        check(reply["result"]["serverInfo"]["name"] == "optimclaw-assistant", "the valid request is answered")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 async def main():
     with tempfile.TemporaryDirectory() as home:
         await lazy_mode(home)
         await eager_mode(home)
         await imported_server(home)
+        malformed_frames(home)
     print(f"{passed} passed, 0 failed")
 
 
