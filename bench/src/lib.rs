@@ -101,3 +101,17 @@ pub fn quality(queries: &[Query], rankings: &[Vec<String>]) -> Quality {
     q.mrr10 /= n;
     q
 }
+
+/// `n` deferred tools with real schemas from the public corpora, renamed
+/// into namespaces of 25 (`svc007__original_name`) like MCP servers.
+pub fn synthetic(pool: &[optimclaw::DynamicTool], n: usize) -> Vec<optimclaw::DynamicTool> {
+    (0..n)
+        .map(|i| {
+            let base = &pool[i % pool.len()];
+            let original = base.name().split("__").last().unwrap_or(base.name());
+            let mut name = format!("svc{:03}__{original}", i / 25);
+            name.truncate(64);
+            base.clone().renamed(name)
+        })
+        .collect()
+}

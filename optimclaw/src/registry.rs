@@ -183,6 +183,13 @@ impl DynamicTool {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// The same tool under another name.
+    #[must_use]
+    pub fn renamed(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
 }
 
 impl fmt::Debug for DynamicTool {

@@ -7,7 +7,11 @@
 //! are precomputed, so a query is a few posting-list walks over a dense
 //! score array plus a partial sort.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+// Fx hashing: the index hashes about a million short words at 10k tools,
+// and SipHash's DoS resistance buys nothing for tool text we load ourselves.
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -72,6 +76,10 @@ fn stemmer() -> &'static Stemmer {
 /// Splits text into lowercase words at non-alphanumerics and at camelCase
 /// boundaries (`getHTTPResponse` → `get`, `http`, `response`).
 pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
+    if text.is_ascii() {
+        split_ascii(text.as_bytes(), &mut emit);
+        return;
+    }
     let mut word = String::new();
     let chars: Vec<char> = text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
@@ -93,6 +101,37 @@ pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
             }
         }
         word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        emit(&word);
+    }
+}
+
+/// [`split_words`] for ASCII text, without allocating per text: the index
+/// splits about a million words at 10k tools.
+fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
+    let mut word = String::with_capacity(32);
+    for (i, &b) in bytes.iter().enumerate() {
+        if !b.is_ascii_alphanumeric() {
+            if !word.is_empty() {
+                emit(&word);
+                word.clear();
+            }
+            continue;
+        }
+        if b.is_ascii_uppercase() && !word.is_empty() {
+            let prev = bytes[i - 1];
+            let next_word = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_lowercase);
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_word)
+            {
+                emit(&word);
+                word.clear();
+            }
+        }
+        word.push(char::from(b.to_ascii_lowercase()));
     }
     if !word.is_empty() {
         emit(&word);
@@ -157,28 +196,48 @@ impl SearchIndex {
             weights.param_descriptions,
         ];
         let mut index = SearchIndex::default();
-        // Per document, per field: term counts and field length.
-        let mut fields_per_doc: Vec<[HashMap<u32, u32>; FIELDS]> = Vec::new();
+        // Each distinct word is analysed once (stemming is the costly part
+        // of indexing): word -> term id, or None for stop words.
+        let mut word_terms: HashMap<String, Option<u32>> = HashMap::default();
+        let stops = stop_words();
+        // Per document: (term, field) occurrences, and field lengths.
+        let mut occurrences: Vec<Vec<(u32, u8)>> = Vec::new();
         let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
-        let mut buf = Vec::new();
         for (tool_index, tool) in tools {
-            let texts = field_texts(tool);
-            let mut counts: [HashMap<u32, u32>; FIELDS] = Default::default();
+            let mut occ: Vec<(u32, u8)> = Vec::new();
             let mut len = [0u32; FIELDS];
-            for (f, text) in texts.iter().enumerate() {
-                buf.clear();
-                analyze(text, &mut buf);
-                len[f] = u32::try_from(buf.len()).unwrap_or(u32::MAX);
-                for term in buf.drain(..) {
-                    let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
-                    let id = *index.vocab.entry(term).or_insert(next);
-                    *counts[f].entry(id).or_default() += 1;
-                }
-            }
-            let mut names: Vec<u32> = counts[0].keys().copied().collect();
-            names.sort_unstable();
+            visit_texts(tool, &mut |f, text| {
+                split_words(text, |word| {
+                    let term = match word_terms.get(word) {
+                        Some(t) => *t,
+                        None => {
+                            let keep = word.chars().count() >= 2
+                                && !stops.contains(word)
+                                && !word.chars().all(|c| c.is_ascii_digit());
+                            let t = keep.then(|| {
+                                let stem = stemmer().stem(word).into_owned();
+                                let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
+                                *index.vocab.entry(stem).or_insert(next)
+                            });
+                            word_terms.insert(word.to_owned(), t);
+                            t
+                        }
+                    };
+                    if let Some(t) = term {
+                        len[f] += 1;
+                        occ.push((t, u8::try_from(f).unwrap_or(0)));
+                    }
+                });
+            });
+            occ.sort_unstable();
+            let mut names: Vec<u32> = occ
+                .iter()
+                .filter(|(_, f)| *f == 0)
+                .map(|(t, _)| *t)
+                .collect();
+            names.dedup();
             index.name_terms.push(names);
-            fields_per_doc.push(counts);
+            occurrences.push(occ);
             lengths.push(len);
             index.docs.push(tool_index);
         }
@@ -192,18 +251,19 @@ impl SearchIndex {
         for a in &mut avg {
             *a = (*a / n_docs.max(1) as f32).max(1.0);
         }
-        // Combined (weighted, length-normalised) term frequencies.
+        // Combined (weighted, length-normalised) term frequencies; the
+        // occurrences are sorted by term, so each term is one run.
         let mut wtf: Vec<Vec<(u32, f32)>> = vec![Vec::new(); index.vocab.len()];
-        for (d, counts) in fields_per_doc.iter().enumerate() {
-            let mut per_term: HashMap<u32, f32> = HashMap::new();
-            for f in 0..FIELDS {
-                let norm = 1.0 - B[f] + B[f] * lengths[d][f] as f32 / avg[f];
-                for (&t, &c) in &counts[f] {
-                    *per_term.entry(t).or_default() += w[f] * c as f32 / norm;
-                }
-            }
-            for (t, v) in per_term {
-                wtf[t as usize].push((u32::try_from(d).unwrap_or(u32::MAX), v));
+        for (d, occ) in occurrences.iter().enumerate() {
+            let norm: [f32; FIELDS] =
+                std::array::from_fn(|f| 1.0 - B[f] + B[f] * lengths[d][f] as f32 / avg[f]);
+            let doc = u32::try_from(d).unwrap_or(u32::MAX);
+            for run in occ.chunk_by(|a, b| a.0 == b.0) {
+                let v: f32 = run
+                    .iter()
+                    .map(|(_, f)| w[*f as usize] / norm[*f as usize])
+                    .sum();
+                wtf[run[0].0 as usize].push((doc, v));
             }
         }
         index.postings = wtf
@@ -340,42 +400,33 @@ impl SearchIndex {
     }
 }
 
-/// The five searchable texts of a tool, in field order.
-fn field_texts(tool: &Tool) -> [String; FIELDS] {
-    let mut param_names = String::new();
-    let mut param_descriptions = String::new();
-    collect_params(
-        tool.input_schema(),
-        &mut param_names,
-        &mut param_descriptions,
-        0,
-    );
-    [
-        tool.name().to_owned(),
-        tool.keywords().join(" "),
-        tool.description().to_owned(),
-        param_names,
-        param_descriptions,
-    ]
+/// Calls `visit(field, text)` for each searchable text of a tool: name (0),
+/// keywords (1), description (2), parameter names (3) and descriptions (4).
+/// Nothing is copied: indexing 10k tools visits a million words.
+fn visit_texts(tool: &Tool, visit: &mut impl FnMut(usize, &str)) {
+    visit(0, tool.name());
+    for k in tool.keywords() {
+        visit(1, k);
+    }
+    visit(2, tool.description());
+    visit_params(tool.input_schema(), visit, 0);
 }
 
 /// Parameter names and descriptions, including nested objects' (a few
 /// levels deep; enough for real schemas, bounded for hostile ones).
-fn collect_params(schema: &Value, names: &mut String, descriptions: &mut String, depth: usize) {
+fn visit_params(schema: &Value, visit: &mut impl FnMut(usize, &str), depth: usize) {
     if depth > 3 {
         return;
     }
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (name, prop) in props {
-            names.push_str(name);
-            names.push(' ');
+            visit(3, name);
             if let Some(d) = prop.get("description").and_then(Value::as_str) {
-                descriptions.push_str(d);
-                descriptions.push(' ');
+                visit(4, d);
             }
-            collect_params(prop, names, descriptions, depth + 1);
+            visit_params(prop, visit, depth + 1);
             if let Some(items) = prop.get("items") {
-                collect_params(items, names, descriptions, depth + 1);
+                visit_params(items, visit, depth + 1);
             }
         }
     }
