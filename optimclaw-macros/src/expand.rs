@@ -125,7 +125,9 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         .collect();
 
     let call_args = tool.params.iter().map(|p| match p.kind {
-        ParamKind::Context => quote!(&__ctx),
+        // `__ctx` is owned in the async shim and borrowed in the sync one.
+        ParamKind::Context if sig.asyncness.is_some() => quote!(&__ctx),
+        ParamKind::Context => quote!(__ctx),
         ParamKind::Arg => {
             let ident = p.ident.expect("validated: parameters are plain names");
             quote!(__args.#ident)
@@ -146,6 +148,47 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
             use #private::{OutputNone as _, OutputPlain as _, OutputResult as _};
             (&&&#private::OutputProbe::<#ret_ty>::new()).__optimclaw_output_schema()
         }},
+    };
+
+    let body = quote! {
+        use #private::{ErrorViaDisplay as _, ErrorViaInto as _, SplitPlain as _, SplitResult as _};
+        let __args: __OptimclawArgs = #private::decode_args(__json)?;
+        let __out = #fn_ident(#(#call_args),*) #await_;
+        let __result = match (&&#private::Split::new(__out)).__optimclaw_split() {
+            ::core::result::Result::Ok(__value) => ::core::result::Result::Ok(__value),
+            ::core::result::Result::Err(__err) => ::core::result::Result::Err(
+                (&&#private::ErrorWrap::new(__err)).__optimclaw_error(),
+            ),
+        };
+        #finish
+    };
+    // A sync tool runs to completion in a plain function and is returned as
+    // a ready future: no async state machine to compile per tool.
+    let call_fn = if sig.asyncness.is_some() {
+        quote! {
+            fn __optimclaw_call(
+                __ctx: #krate::ToolContext,
+                __json: #private::serde_json::Value,
+            ) -> #krate::ToolFuture {
+                ::std::boxed::Box::pin(async move { #body })
+            }
+        }
+    } else {
+        quote! {
+            fn __optimclaw_run(
+                __ctx: &#krate::ToolContext,
+                __json: #private::serde_json::Value,
+            ) -> ::core::result::Result<#private::serde_json::Value, #krate::ToolError> {
+                #body
+            }
+
+            fn __optimclaw_call(
+                __ctx: #krate::ToolContext,
+                __json: #private::serde_json::Value,
+            ) -> #krate::ToolFuture {
+                ::std::boxed::Box::pin(::core::future::ready(__optimclaw_run(&__ctx, __json)))
+            }
+        }
     };
 
     let name = &tool.name;
@@ -199,23 +242,7 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
                 #output_schema
             }
 
-            fn __optimclaw_call(
-                __ctx: #krate::ToolContext,
-                __json: #private::serde_json::Value,
-            ) -> #krate::ToolFuture {
-                ::std::boxed::Box::pin(async move {
-                    use #private::{ErrorViaDisplay as _, ErrorViaInto as _, SplitPlain as _, SplitResult as _};
-                    let __args: __OptimclawArgs = #private::decode_args(__json)?;
-                    let __out = #fn_ident(#(#call_args),*) #await_;
-                    let __result = match (&&#private::Split::new(__out)).__optimclaw_split() {
-                        ::core::result::Result::Ok(__value) => ::core::result::Result::Ok(__value),
-                        ::core::result::Result::Err(__err) => ::core::result::Result::Err(
-                            (&&#private::ErrorWrap::new(__err)).__optimclaw_error(),
-                        ),
-                    };
-                    #finish
-                })
-            }
+            #call_fn
 
             #private::register_tool! {
                 #krate::ToolDescriptor {

@@ -28,7 +28,9 @@ type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 #[derive(Clone, Default)]
 pub struct ToolContext {
     values: Arc<Values>,
-    cancel: CancellationToken,
+    /// Behind an `Arc`: cloning a `CancellationToken` takes a lock, and a
+    /// context is cloned for every call.
+    cancel: Arc<CancellationToken>,
     registry: Option<Registry>,
 }
 
@@ -75,8 +77,12 @@ impl ToolContext {
     /// Uses `token` for cancellation of calls made with this context.
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+        self.cancel = Arc::new(token);
         self
+    }
+
+    pub(crate) fn cancellation_shared(&self) -> Arc<CancellationToken> {
+        Arc::clone(&self.cancel)
     }
 
     /// The registry that dispatched the current call, if any.
