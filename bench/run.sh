@@ -31,7 +31,7 @@ echo "== 4. registry build and dispatch"
 cargo bench -q -p optimclaw-bench --bench dispatch 2>&1 | tee "$results/dispatch.txt"
 
 echo "== 6. peak RSS serving 10k tools, next to the Python SDK's server"
-"$py" bench/memory.py target/release/examples/assistant target/bench-corpora/10k/tools.json | tee "$results/memory.jsonl"
+"$py" bench/memory.py target/release/examples/assistant target/bench-corpora/serve-10k/tools.json | tee "$results/memory.jsonl"
 
 echo "== 5. compile time of 200 tools, next to rmcp"
 bash bench/compile_time.sh | tee "$results/compile.md"

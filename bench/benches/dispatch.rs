@@ -74,52 +74,80 @@ fn job_args() -> Value {
 
 #[divan::bench]
 fn job_deserialise_arguments_alone(bencher: Bencher<'_, '_>) {
-    bencher.with_inputs(job_args).bench_values(|args: Value| black_box(serde_json::from_value::<JobArgs>(args).unwrap()));
+    bencher
+        .with_inputs(job_args)
+        .bench_values(|args: Value| black_box(serde_json::from_value::<JobArgs>(args).unwrap()));
 }
 
 #[divan::bench]
 fn job_call_the_function_directly(bencher: Bencher<'_, '_>) {
     bencher.with_inputs(job_args).bench_values(|args: Value| {
         let a: JobArgs = serde_json::from_value(args).unwrap();
-        black_box(serde_json::to_value(create_job(a.prompt, a.priority, a.timeout_secs, a.labels)).unwrap())
+        black_box(
+            serde_json::to_value(create_job(a.prompt, a.priority, a.timeout_secs, a.labels))
+                .unwrap(),
+        )
     });
 }
 
 #[divan::bench]
 fn job_call_through_the_registry(bencher: Bencher<'_, '_>) {
-    let registry = Registry::builder().without_linked().descriptor(optimclaw::linked_tools().find(|d| d.name == "create_job").unwrap()).lazy(LazyConfig::eager()).build().unwrap();
+    let registry = Registry::builder()
+        .without_linked()
+        .descriptor(
+            optimclaw::linked_tools()
+                .find(|d| d.name == "create_job")
+                .unwrap(),
+        )
+        .lazy(LazyConfig::eager())
+        .build()
+        .unwrap();
     let ctx = ToolContext::new();
-    bencher.with_inputs(job_args).bench_values(|args: Value| black_box(ready(registry.call("create_job", args, &ctx)).unwrap()));
+    bencher.with_inputs(job_args).bench_values(|args: Value| {
+        black_box(ready(registry.call("create_job", args, &ctx)).unwrap())
+    });
 }
 
 /// Polls a future that completes without waiting (a sync tool), with no
 /// runtime in the measurement.
 fn ready<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
-    match future.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+    match future
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
         Poll::Ready(v) => v,
         Poll::Pending => panic!("the tool future is not ready at once"),
     }
 }
 
 fn registry() -> Registry {
-    Registry::builder().without_linked().descriptor(optimclaw::linked_tools().find(|d| d.name == "add").unwrap()).lazy(LazyConfig::eager()).build().unwrap()
+    Registry::builder()
+        .without_linked()
+        .descriptor(optimclaw::linked_tools().find(|d| d.name == "add").unwrap())
+        .lazy(LazyConfig::eager())
+        .build()
+        .unwrap()
 }
 
 #[divan::bench]
 fn deserialise_arguments_alone(bencher: Bencher<'_, '_>) {
     let args = json!({"a": 2, "b": 40});
-    bencher.with_inputs(|| args.clone()).bench_values(|args: Value| black_box(serde_json::from_value::<AddArgs>(args).unwrap()));
+    bencher
+        .with_inputs(|| args.clone())
+        .bench_values(|args: Value| black_box(serde_json::from_value::<AddArgs>(args).unwrap()));
 }
 
 #[divan::bench]
 fn call_the_function_directly(bencher: Bencher<'_, '_>) {
     let args = json!({"a": 2, "b": 40});
-    bencher.with_inputs(|| args.clone()).bench_values(|args: Value| {
-        let a = args["a"].as_i64().unwrap();
-        let b = args["b"].as_i64().unwrap();
-        black_box(serde_json::to_value(add(a, b)).unwrap())
-    });
+    bencher
+        .with_inputs(|| args.clone())
+        .bench_values(|args: Value| {
+            let a = args["a"].as_i64().unwrap();
+            let b = args["b"].as_i64().unwrap();
+            black_box(serde_json::to_value(add(a, b)).unwrap())
+        });
 }
 
 #[divan::bench]
@@ -136,11 +164,18 @@ fn call_through_the_registry(bencher: Bencher<'_, '_>) {
 fn build_a_registry_of_10k_tools(bencher: Bencher<'_, '_>) {
     let data = optimclaw_bench::data_dir();
     let opts = ManifestOptions::default();
-    let mut pool: Vec<DynamicTool> = load_manifest(&data.join("mcp-live-526/tools.json"), &opts).unwrap();
+    let mut pool: Vec<DynamicTool> =
+        load_manifest(&data.join("mcp-live-526/tools.json"), &opts).unwrap();
     pool.extend(load_manifest(&data.join("bfcl-dev/tools.json"), &opts).unwrap());
     let tools = optimclaw_bench::synthetic(&pool, 10_000);
-    bencher
-        .with_inputs(|| tools.clone())
-        .bench_values(|tools| black_box(Registry::builder().without_linked().lazy(LazyConfig::lazy()).tools(tools).build().unwrap()));
+    bencher.with_inputs(|| tools.clone()).bench_values(|tools| {
+        black_box(
+            Registry::builder()
+                .without_linked()
+                .lazy(LazyConfig::lazy())
+                .tools(tools)
+                .build()
+                .unwrap(),
+        )
+    });
 }
-

@@ -648,19 +648,21 @@ impl Registry {
         };
         let timeout = options.timeout.or(self.inner.call_timeout);
         let outcome = match timeout {
-            Some(limit) => match until_cancelled(&cancel, tokio::time::timeout(limit, future)).await {
-                None => return Err(cancelled(name)),
-                Some(Err(_)) => {
-                    return Err(ToolError::with_kind(
-                        ToolErrorKind::Timeout,
-                        format!(
-                            "tool `{name}` did not finish within {:.1} s and was stopped",
-                            limit.as_secs_f64()
-                        ),
-                    ));
+            Some(limit) => {
+                match until_cancelled(&cancel, tokio::time::timeout(limit, future)).await {
+                    None => return Err(cancelled(name)),
+                    Some(Err(_)) => {
+                        return Err(ToolError::with_kind(
+                            ToolErrorKind::Timeout,
+                            format!(
+                                "tool `{name}` did not finish within {:.1} s and was stopped",
+                                limit.as_secs_f64()
+                            ),
+                        ));
+                    }
+                    Some(Ok(outcome)) => outcome,
                 }
-                Some(Ok(outcome)) => outcome,
-            },
+            }
             None => match until_cancelled(&cancel, future).await {
                 None => return Err(cancelled(name)),
                 Some(outcome) => outcome,

@@ -50,6 +50,21 @@ fn main() {
     let pool: Vec<DynamicTool> = mcp.iter().chain(bfcl.iter()).cloned().collect();
     let mut ten_k = bfcl.clone();
     ten_k.extend(synthetic(&pool, 10_000 - bfcl.len()));
+    // For `bench/memory.py`: 10k namespaced tools (`svcNNN__name`), which
+    // cannot collide with the assistant's own tools.
+    let serve = synthetic(&pool, 10_000);
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools(serve.clone())
+        .build()
+        .expect("valid");
+    write_corpus(
+        &out.join("serve-10k"),
+        &serve,
+        &registry,
+        &data.join("bfcl-dev/queries.jsonl"),
+    );
     for (label, tools) in [("1k", one_k), ("10k", ten_k)] {
         let registry = Registry::builder()
             .without_linked()
