@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=${OPTIMCLAW_BENCH_DATA:-../shared/bench}
-results=bench/results
+results=${BENCH_RESULTS:-bench/results}
 mkdir -p "$results"
 venv=.ci/venv
 if [ ! -x "$venv/bin/python" ]; then
