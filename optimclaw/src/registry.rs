@@ -301,11 +301,26 @@ impl Tool {
 
     /// Drops `null` values of optional arguments, at any depth the schema
     /// describes: strict-mode models send `null` for what they leave out.
-    fn prepare_args(&self, mut args: Value) -> Value {
-        if contains_null(&args, 0) {
+    ///
+    /// Arguments nested deeper than [`MAX_ARGUMENT_DEPTH`] are refused (and
+    /// taken apart without recursion): JSON text that deep never parses,
+    /// and dropping such a value recursively would overflow the stack.
+    fn prepare_args(&self, mut args: Value) -> Result<Value, ToolError> {
+        let shape = inspect(&args);
+        if shape.too_deep {
+            drop_iteratively(args);
+            return Err(ToolError::invalid_arguments(
+                &self.name,
+                "",
+                format!(
+                    "the arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep; flatten them"
+                ),
+            ));
+        }
+        if shape.has_null {
             strip_optional_nulls(&mut args, &self.input_schema, &self.input_schema, 0);
         }
-        args
+        Ok(args)
     }
 }
 
@@ -631,7 +646,7 @@ impl Registry {
                 ),
             ));
         }
-        let args = tool.prepare_args(args);
+        let args = tool.prepare_args(args)?;
         let ctx = ctx.clone().with_registry(self.clone());
         let cancel = ctx.cancellation_shared();
         if cancel.is_cancelled() {
@@ -694,15 +709,46 @@ async fn until_cancelled<F: Future>(
 /// How deep argument walks go; deeper input is left to the deserialiser.
 const MAX_WALK_DEPTH: usize = 64;
 
-fn contains_null(value: &Value, depth: usize) -> bool {
-    if depth > MAX_WALK_DEPTH {
-        return false;
+/// The deepest nesting accepted in arguments (serde_json's own limit when
+/// parsing text).
+pub const MAX_ARGUMENT_DEPTH: usize = 128;
+
+struct Shape {
+    has_null: bool,
+    too_deep: bool,
+}
+
+/// One iterative pass over the arguments: any `null`, and too deep?
+fn inspect(value: &Value) -> Shape {
+    let mut shape = Shape {
+        has_null: false,
+        too_deep: false,
+    };
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, depth)) = stack.pop() {
+        if depth > MAX_ARGUMENT_DEPTH {
+            shape.too_deep = true;
+            return shape;
+        }
+        match v {
+            Value::Null => shape.has_null = true,
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, depth + 1))),
+            _ => {}
+        }
     }
-    match value {
-        Value::Null => true,
-        Value::Array(items) => items.iter().any(|v| contains_null(v, depth + 1)),
-        Value::Object(map) => map.values().any(|v| contains_null(v, depth + 1)),
-        _ => false,
+    shape
+}
+
+/// Drops a value of any depth without recursion.
+fn drop_iteratively(value: Value) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
     }
 }
 
