@@ -1,0 +1,31 @@
+//! `tool_info` queries: any text, any `max_results`.
+#![no_main]
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use optimclaw::manifest::{ManifestOptions, parse_manifest};
+use optimclaw::{LazyConfig, Registry};
+
+fn registry() -> &'static Registry {
+    static R: OnceLock<Registry> = OnceLock::new();
+    R.get_or_init(|| {
+        let text = r#"{"tools": [
+            {"name": "job_create", "description": "Create a background job with a prompt and a priority."},
+            {"name": "github__list_PRs", "description": "List pull requests of a repository.", "inputSchema": {"type": "object", "properties": {"repo": {"type": "string", "description": "owner/name"}}}},
+            {"name": "weatherForecast", "description": "Forecast the weather for a city."},
+            {"name": "secrets-set", "description": "Store a secret value under a name."}
+        ]}"#;
+        let tools = parse_manifest(text, "fuzz", &ManifestOptions::default()).unwrap();
+        Registry::builder().lazy(LazyConfig::lazy()).tools(tools).build().unwrap()
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let k = data.first().copied().unwrap_or(5) as usize;
+    let query = String::from_utf8_lossy(data.get(1..).unwrap_or_default());
+    if let Ok(answer) = registry().tool_info(&query, k) {
+        assert!(answer.tools.len() <= k.clamp(1, 20));
+    }
+    assert!(registry().search(&query, k).len() <= k);
+});
