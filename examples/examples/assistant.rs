@@ -33,6 +33,9 @@ struct Cli {
     /// Allow http/web_fetch/webhooks to reach this URL prefix (repeatable; adds to HOME/allowlist.txt).
     #[arg(long = "allow", global = true)]
     allow: Vec<String>,
+    /// Let allowlisted host names resolve to private or local addresses.
+    #[arg(long = "allow-private", global = true)]
+    allow_private: bool,
     /// Add the tools of an MCP tools/list JSON file as deferred tools (repeatable).
     #[arg(long = "manifest", global = true)]
     manifests: Vec<PathBuf>,
@@ -349,6 +352,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     let mut config = AppConfig::new(&cli.home.clone().unwrap_or_else(AppConfig::default_home));
     config.workspace = cli.workspace.clone();
     config.allow = cli.allow.clone();
+    config.allow_private_networks = cli.allow_private;
     config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
     let extra = manifest_tools(&cli.manifests)?;
     let clients = match &cli.mcp_config {

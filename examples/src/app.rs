@@ -29,6 +29,9 @@ pub struct AppConfig {
     pub http_timeout: Duration,
     /// HTTP response cap in bytes.
     pub http_body_cap: usize,
+    /// Let host names resolve to private, loopback and link-local
+    /// addresses (off: only public addresses, or addresses listed literally).
+    pub allow_private_networks: bool,
     /// `message` to `stdout` writes to standard error instead (under
     /// `serve`, standard output carries the MCP protocol).
     pub console_to_stderr: bool,
@@ -45,6 +48,7 @@ impl AppConfig {
             shell_output_cap: 64 * 1024,
             http_timeout: Duration::from_secs(30),
             http_body_cap: 2 * 1024 * 1024,
+            allow_private_networks: false,
             console_to_stderr: false,
         }
     }
@@ -120,7 +124,11 @@ impl App {
                 .map(str::to_owned)
                 .chain(config.allow.iter().cloned()),
         )?;
-        let http = client(&allowlist, config.http_timeout);
+        let http = client(
+            &allowlist,
+            config.http_timeout,
+            config.allow_private_networks,
+        );
         let db = rusqlite::Connection::open(config.data_dir().join("assistant.db"))
             .map_err(|e| format!("cannot open the database: {e}"))?;
         db.busy_timeout(Duration::from_secs(5))

@@ -1,5 +1,6 @@
 //! HTTP restricted to an allowlist of endpoints, including after redirects.
 
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use optimclaw::ToolError;
@@ -90,8 +91,69 @@ pub fn redact_url(url: &Url) -> String {
     u.to_string()
 }
 
-/// A client whose redirects are followed only to allowlisted URLs.
-pub fn client(allowlist: &Allowlist, timeout: Duration) -> reqwest::Client {
+/// Whether an address is on the public internet: not private, loopback,
+/// link-local, shared (CGNAT), unspecified, broadcast or documentation.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let shared = v4.octets()[0] == 100 && (64..128).contains(&v4.octets()[1]);
+            !(v4.is_private()
+                || v4.is_loopback()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || shared)
+        }
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => is_public(IpAddr::V4(v4)),
+            None => {
+                !(v6.is_loopback()
+                    || v6.is_unspecified()
+                    || v6.is_unique_local()
+                    || v6.is_unicast_link_local())
+            }
+        },
+    }
+}
+
+/// Resolves host names for the client, dropping non-public addresses
+/// unless private networks are allowed. Checked at connection time, so it
+/// holds for redirects and for names that change what they resolve to.
+struct PublicOnly {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow_private = self.allow_private;
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let kept: Vec<SocketAddr> = found
+                .iter()
+                .copied()
+                .filter(|a| allow_private || is_public(a.ip()))
+                .collect();
+            if kept.is_empty() {
+                let seen: Vec<String> = found.iter().map(|a| a.ip().to_string()).collect();
+                return Err(format!(
+                    "{host} resolves only to private or local addresses ({}); they are refused unless private networks are allowed (--allow-private), or list the address itself",
+                    seen.join(", ")
+                )
+                .into());
+            }
+            Ok(Box::new(kept.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// A client whose redirects are followed only to allowlisted URLs and
+/// whose host names must resolve to public addresses (unless
+/// `allow_private`). URLs with a literal IP address are not resolved: an
+/// allowlist entry naming an address allows exactly that address.
+pub fn client(allowlist: &Allowlist, timeout: Duration, allow_private: bool) -> reqwest::Client {
     // reqwest is built without a TLS provider of its own; ring is ours.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let policy_list = allowlist.clone();
@@ -109,6 +171,7 @@ pub fn client(allowlist: &Allowlist, timeout: Duration) -> reqwest::Client {
     });
     reqwest::Client::builder()
         .redirect(policy)
+        .dns_resolver(std::sync::Arc::new(PublicOnly { allow_private }))
         .timeout(timeout)
         .user_agent(concat!("optimclaw-assistant/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -180,5 +243,27 @@ mod tests {
         );
         assert!(list.check("file:///etc/passwd").is_err());
         assert!(Allowlist::new(["ftp://x"]).is_err());
+    }
+
+    #[test]
+    fn private_addresses_are_recognised() {
+        for private in [
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "127.0.0.1",
+            "169.254.1.1",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fc00::1",
+            "fe80::1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(!is_public(private.parse().unwrap()), "{private}");
+        }
+        for public in ["1.1.1.1", "93.184.216.34", "2606:4700::1111"] {
+            assert!(is_public(public.parse().unwrap()), "{public}");
+        }
     }
 }

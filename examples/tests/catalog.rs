@@ -270,6 +270,38 @@ async fn http_reaches_only_the_allowlist_and_keeps_secrets_out_of_answers() {
 }
 
 #[tokio::test]
+async fn host_names_resolving_to_private_addresses_are_refused_unless_allowed() {
+    let (base, _server) = serve(vec![("/ok", 200, "hello", vec![])]);
+    let port = base.rsplit(':').next().unwrap().to_owned();
+    let by_name = format!("http://localhost:{port}");
+    let f = fixture_with(vec![format!("{by_name}/")]);
+    let err = f.err("http", json!({"url": format!("{by_name}/ok")})).await;
+    assert!(
+        err.contains("resolves only to private or local addresses"),
+        "{err}"
+    );
+    // Allowed explicitly: the same request goes through.
+    let home = tempfile::tempdir().unwrap();
+    let mut config = AppConfig::new(home.path());
+    config.allow = vec![format!("{by_name}/")];
+    config.allow_private_networks = true;
+    let app = App::open(config).unwrap();
+    let registry = Registry::builder()
+        .lazy(LazyConfig::lazy())
+        .build()
+        .unwrap();
+    let ok = registry
+        .call(
+            "http",
+            json!({"url": format!("{by_name}/ok")}),
+            &app.context(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(ok["body"], "hello");
+}
+
+#[tokio::test]
 async fn web_fetch_returns_readable_text() {
     let page = "<html><head><title>T</title><style>p{}</style></head><body><h1>News</h1><p>First <b>story</b>.</p><script>var x=1;</script></body></html>";
     let (base, _server) = serve(vec![(

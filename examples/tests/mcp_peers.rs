@@ -203,6 +203,22 @@ async fn malformed_frames_unknown_tools_and_list_changed() {
         client.call("ok", json!({"text": "d"})).await.unwrap(),
         json!({"result": "d"})
     );
+    // 20 MB of junk on the server's stdout: the call ends within its time
+    // limit (answer or clear error) and the client keeps working.
+    let start = Instant::now();
+    match client.call("flood", json!({})).await {
+        Ok(v) => assert_eq!(v, json!({"result": "after flood"})),
+        Err(e) => assert!(e.to_string().contains("faulty"), "{e}"),
+    }
+    assert!(
+        start.elapsed() < Duration::from_secs(10),
+        "bounded: {:?}",
+        start.elapsed()
+    );
+    assert_eq!(
+        client.call("ok", json!({"text": "e"})).await.unwrap(),
+        json!({"result": "e"})
+    );
     let err = client.call("no_such_tool", json!({})).await.unwrap_err();
     assert!(err.to_string().contains("no_such_tool"), "{err}");
     let err = client.call("ok", json!([1])).await.unwrap_err();

@@ -39,6 +39,16 @@ def garbage() -> str:
 
 
 @server.tool()
+def flood() -> str:
+    """Write 20 MB of junk lines on stdout, then answer."""
+    junk = ("x" * 1023 + "\n").encode()
+    for _ in range(20 * 1024):
+        sys.stdout.buffer.write(junk)
+    sys.stdout.flush()
+    return "after flood"
+
+
+@server.tool()
 async def grow(ctx: Context) -> str:
     """Add a tool and announce the change."""
 
