@@ -749,32 +749,23 @@ pub fn render_text(tools: &[&Tool], note: Option<&str>) -> String {
     out
 }
 
+fn one_of(values: &[Value]) -> String {
+    let shown: Vec<String> = values.iter().map(Value::to_string).collect();
+    format!("one of {}", shown.join(", "))
+}
+
 fn type_label(prop: &Value, root: &Value) -> String {
     if let Some(r) = prop.get("$ref").and_then(Value::as_str) {
         let name = r.rsplit('/').next().unwrap_or(r);
         if let Some(target) = root.pointer(&format!("/$defs/{name}")) {
             if let Some(values) = target.get("enum").and_then(Value::as_array) {
-                return format!(
-                    "one of {}",
-                    values
-                        .iter()
-                        .map(Value::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                return one_of(values);
             }
             return format!("object {name}: {}", compact(target));
         }
     }
     if let Some(values) = prop.get("enum").and_then(Value::as_array) {
-        return format!(
-            "one of {}",
-            values
-                .iter()
-                .map(Value::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        return one_of(values);
     }
     match prop.get("type") {
         Some(Value::String(t)) if t == "array" => match prop.get("items") {
