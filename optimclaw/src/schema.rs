@@ -153,15 +153,6 @@ pub fn drop_closed_objects(schema: &mut Value) {
     }
 }
 
-/// The top-level property names a schema lists, in schema order.
-pub fn property_names(schema: &Value) -> impl Iterator<Item = &str> {
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(|p| p.keys().map(String::as_str))
-}
-
 /// Whether a schema lists `name` in `required`.
 pub fn is_required(schema: &Value, name: &str) -> bool {
     schema
