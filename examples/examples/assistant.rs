@@ -221,6 +221,18 @@ fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Result<
     Ok(())
 }
 
+/// `--eager` / `--lazy` (clap makes them exclusive), else the registry's
+/// own setting (OPTIMCLAW_LAZY_TOOLS).
+fn chosen_mode(eager: bool, lazy: bool, registry: &Registry) -> LazyConfig {
+    if eager {
+        LazyConfig::eager()
+    } else if lazy {
+        LazyConfig::lazy()
+    } else {
+        registry.lazy_config().clone()
+    }
+}
+
 fn print_json(value: &Value) {
     use std::io::Write;
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
@@ -396,13 +408,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             provider,
             native_deferral,
         } => {
-            let mode = if eager {
-                LazyConfig::eager()
-            } else if lazy {
-                LazyConfig::lazy()
-            } else {
-                registry.lazy_config().clone()
-            };
+            let mode = chosen_mode(eager, lazy, &registry);
             let session = Session::with_lazy(registry, mode);
             let rendered = session
                 .render(dialect(&provider)?, RenderOptions { native_deferral })
@@ -433,13 +439,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             lazy: lazy_flag,
             eager,
         } => {
-            let mode = if lazy_flag {
-                LazyConfig::lazy()
-            } else if eager {
-                LazyConfig::eager()
-            } else {
-                registry.lazy_config().clone()
-            };
+            let mode = chosen_mode(eager, lazy_flag, &registry);
             let ctx = app.start(&registry);
             let server = McpServer::with_lazy(registry, mode, ctx).named("optimclaw-assistant");
             // An imported server's tools changed: rebuild and tell our clients.

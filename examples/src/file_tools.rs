@@ -5,6 +5,17 @@ use serde_json::{Value, json};
 
 use crate::core_tools::app;
 
+/// A matcher for a glob relative to `root`.
+fn glob_matcher(
+    root: &std::path::Path,
+    pattern: &str,
+) -> Result<ignore::overrides::Override, ToolError> {
+    ignore::overrides::OverrideBuilder::new(root)
+        .add(pattern)
+        .and_then(|b| b.build())
+        .map_err(|e| ToolError::new(format!("invalid glob {pattern:?}: {e}")))
+}
+
 /// List the entries of a folder in the workspace.
 #[tool(deferred, keywords = ["ls", "directory", "folder", "files", "browse"])]
 fn list_dir(
@@ -44,10 +55,7 @@ fn glob(
     limit: usize,
 ) -> Result<Vec<String>, ToolError> {
     let app = app(ctx)?;
-    let matcher = ignore::overrides::OverrideBuilder::new(app.workspace.root())
-        .add(&pattern)
-        .and_then(|b| b.build())
-        .map_err(|e| ToolError::new(format!("invalid glob {pattern:?}: {e}")))?;
+    let matcher = glob_matcher(app.workspace.root(), &pattern)?;
     let mut out = Vec::new();
     for entry in ignore::WalkBuilder::new(app.workspace.root())
         .hidden(false)
@@ -83,15 +91,9 @@ fn grep(
     let app = app(ctx)?;
     let re =
         regex::Regex::new(&pattern).map_err(|e| ToolError::new(format!("invalid regex: {e}")))?;
-    let filter = match include {
-        Some(g) => Some(
-            ignore::overrides::OverrideBuilder::new(app.workspace.root())
-                .add(&g)
-                .and_then(|b| b.build())
-                .map_err(|e| ToolError::new(format!("invalid glob {g:?}: {e}")))?,
-        ),
-        None => None,
-    };
+    let filter = include
+        .map(|g| glob_matcher(app.workspace.root(), &g))
+        .transpose()?;
     let mut out = Vec::new();
     for entry in ignore::WalkBuilder::new(app.workspace.root())
         .build()
