@@ -5,6 +5,8 @@
 
 extern crate self as optimclaw;
 
+#[cfg(feature = "agent")]
+pub mod agent;
 pub mod config;
 mod context;
 mod descriptor;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::config::LazyConfig;
 use crate::prompt::{Prompt, TOOL_INFO, canonical_spec};
-use crate::{Registry, ToolContext, ToolError, ToolErrorKind};
+use crate::{CallOptions, Registry, ToolContext, ToolError, ToolErrorKind};
 
 /// One conversation with a model.
 ///
@@ -134,8 +134,20 @@ impl Session {
         args: Value,
         ctx: &ToolContext,
     ) -> Result<Value, ToolError> {
+        self.call_with(name, args, ctx, CallOptions::default())
+            .await
+    }
+
+    /// [`call`](Self::call) with options (a time limit).
+    pub async fn call_with(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+        options: CallOptions,
+    ) -> Result<Value, ToolError> {
         let registry = &self.inner.registry;
-        let result = registry.call(name, args, ctx).await;
+        let result = registry.call_with(name, args, ctx, options).await;
         let Some(tool) = registry.get(name) else {
             return result;
         };

@@ -1,0 +1,125 @@
+//! OpenAI-compatible chat completions: request bodies and replies.
+
+use serde_json::{Map, Value, json};
+
+use super::{ModelConfig, ModelReply, RequestUsage, ToolCallRequest, Turn, count, parse_arguments};
+
+/// The request body for the transcript so far.
+pub(super) fn request(
+    model: &ModelConfig,
+    system: Option<&str>,
+    tools: &[Value],
+    transcript: &[Turn],
+) -> Value {
+    let mut messages = Vec::with_capacity(transcript.len() + 1);
+    if let Some(system) = system {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    for turn in transcript {
+        match turn {
+            Turn::User(text) => messages.push(json!({"role": "user", "content": text})),
+            Turn::Assistant { text, calls, .. } => {
+                let mut message = Map::new();
+                message.insert("role".into(), "assistant".into());
+                message.insert(
+                    "content".into(),
+                    if text.is_empty() && !calls.is_empty() {
+                        Value::Null
+                    } else {
+                        Value::String(text.clone())
+                    },
+                );
+                if !calls.is_empty() {
+                    let calls = calls
+                        .iter()
+                        .map(|c| {
+                            json!({
+                                "id": c.id,
+                                "type": "function",
+                                "function": {"name": c.name, "arguments": c.raw_arguments},
+                            })
+                        })
+                        .collect();
+                    message.insert("tool_calls".into(), Value::Array(calls));
+                }
+                messages.push(Value::Object(message));
+            }
+            Turn::ToolResults(outcomes) => {
+                for o in outcomes {
+                    messages.push(json!({"role": "tool", "tool_call_id": o.id, "content": o.content}));
+                }
+            }
+        }
+    }
+    let mut body = json!({"model": model.model, "messages": messages});
+    if !tools.is_empty() {
+        body["tools"] = Value::Array(tools.to_vec());
+    }
+    body
+}
+
+/// Reads a chat completion; `Err` says what is missing.
+pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
+    let message = reply
+        .pointer("/choices/0/message")
+        .filter(|m| m.is_object())
+        .ok_or_else(|| match reply.pointer("/error/message").and_then(Value::as_str) {
+            Some(msg) => format!("an error instead of a completion: {msg}"),
+            None => "no `choices[0].message`".to_owned(),
+        })?;
+    let text = match message.get("content") {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        // Some servers send content parts.
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(""),
+        Some(_) => return Err("`message.content` is neither text nor null".into()),
+    };
+    let mut calls = Vec::new();
+    if let Some(list) = message.get("tool_calls").filter(|v| !v.is_null()) {
+        let list = list
+            .as_array()
+            .ok_or("`message.tool_calls` is not an array")?;
+        for (i, call) in list.iter().enumerate() {
+            let name = call
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .ok_or_else(|| format!("`tool_calls[{i}].function.name` is missing"))?;
+            let raw = match call.pointer("/function/arguments") {
+                None | Some(Value::Null) => String::new(),
+                Some(Value::String(s)) => s.clone(),
+                // Some servers send the object itself.
+                Some(other) => other.to_string(),
+            };
+            let id = call
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+                .map_or_else(|| format!("call_{i}"), str::to_owned);
+            calls.push(ToolCallRequest {
+                id,
+                name: name.to_owned(),
+                arguments: parse_arguments(&raw),
+                raw_arguments: raw,
+            });
+        }
+    }
+    let usage = reply.get("usage");
+    Ok(ModelReply {
+        text,
+        calls,
+        native: None,
+        usage: RequestUsage {
+            input_tokens: count(usage.and_then(|u| u.get("prompt_tokens"))),
+            output_tokens: count(usage.and_then(|u| u.get("completion_tokens"))),
+            cached_input_tokens: count(
+                usage.and_then(|u| u.pointer("/prompt_tokens_details/cached_tokens")),
+            ),
+            ..RequestUsage::default()
+        },
+        paused: false,
+    })
+}

@@ -1,0 +1,687 @@
+//! The model loop against a local server on 127.0.0.1 that speaks each wire
+//! format and replays scripted model turns. Every request body the loop
+//! sends, and every reply it was given, is written to
+//! `target/agent-bodies/` for the providers' SDKs to validate
+//! (`tests/sdk/validate_agent_bodies.py`, run by `.ci/run`).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use optimclaw::agent::{
+    Agent, AgentError, AgentEvent, AgentOptions, ApiKey, ModelConfig, Turn, WireFormat,
+};
+use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolError};
+use serde_json::{Value, json};
+
+const KEY: &str = "sk-test-0123456789abcdef";
+
+/// One canned HTTP answer.
+struct Canned {
+    status: u16,
+    body: String,
+    headers: Vec<(&'static str, String)>,
+}
+
+fn ok(body: Value) -> Canned {
+    Canned {
+        status: 200,
+        body: body.to_string(),
+        headers: Vec::new(),
+    }
+}
+
+fn status(status: u16, body: &str) -> Canned {
+    Canned {
+        status,
+        body: body.to_owned(),
+        headers: Vec::new(),
+    }
+}
+
+/// A request the server saw.
+#[derive(Debug, Clone)]
+struct Seen {
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    fn tool_names(&self) -> Vec<String> {
+        self.body["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| {
+                t.pointer("/function/name")
+                    .or_else(|| t.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .collect()
+    }
+}
+
+struct Replay {
+    base: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    served: Arc<Mutex<Vec<(u16, String)>>>,
+}
+
+/// Serves `script` in order, one answer per request.
+fn replay(script: Vec<Canned>) -> Replay {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", server.server_addr().to_ip().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let served = Arc::new(Mutex::new(Vec::new()));
+    let (seen2, served2) = (Arc::clone(&seen), Arc::clone(&served));
+    let mut script: VecDeque<Canned> = script.into();
+    std::thread::spawn(move || {
+        while let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(20)) {
+            let mut text = String::new();
+            let _ = request.as_reader().read_to_string(&mut text);
+            seen2.lock().unwrap().push(Seen {
+                path: request.url().to_owned(),
+                headers: request
+                    .headers()
+                    .iter()
+                    .map(|h| (h.field.to_string(), h.value.to_string()))
+                    .collect(),
+                body: serde_json::from_str(&text).unwrap_or(Value::Null),
+            });
+            let canned = script
+                .pop_front()
+                .unwrap_or_else(|| status(500, r#"{"error":{"message":"script exhausted"}}"#));
+            served2
+                .lock()
+                .unwrap()
+                .push((canned.status, canned.body.clone()));
+            let mut response =
+                tiny_http::Response::from_string(canned.body).with_status_code(canned.status);
+            response.add_header(
+                tiny_http::Header::from_bytes("content-type", "application/json").unwrap(),
+            );
+            for (k, v) in canned.headers {
+                response.add_header(tiny_http::Header::from_bytes(k, v.as_bytes()).unwrap());
+            }
+            let _ = request.respond(response);
+        }
+    });
+    Replay { base, seen, served }
+}
+
+impl Replay {
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+
+    /// Writes requests and successful replies for the SDK check.
+    fn dump(&self, format: WireFormat, scenario: &str) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../target/agent-bodies")
+            .join(format.name());
+        std::fs::create_dir_all(&dir).unwrap();
+        for (i, seen) in self.seen().iter().enumerate() {
+            std::fs::write(
+                dir.join(format!("{scenario}-{i}-request.json")),
+                seen.body.to_string(),
+            )
+            .unwrap();
+        }
+        for (i, (status, body)) in self.served.lock().unwrap().iter().enumerate() {
+            if *status == 200 && serde_json::from_str::<Value>(body).is_ok() {
+                std::fs::write(dir.join(format!("{scenario}-{i}-response.json")), body).unwrap();
+            }
+        }
+    }
+}
+
+// ---- scripted model turns --------------------------------------------------
+
+fn openai_reply(message: Value, finish: &str) -> Canned {
+    ok(json!({
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1_764_000_000,
+        "model": "test-model",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": null}],
+        "usage": {
+            "prompt_tokens": 812, "completion_tokens": 31, "total_tokens": 843,
+            "prompt_tokens_details": {"cached_tokens": 512}
+        },
+    }))
+}
+
+fn openai_text(text: &str) -> Canned {
+    openai_reply(
+        json!({"role": "assistant", "content": text, "refusal": null}),
+        "stop",
+    )
+}
+
+fn openai_calls(calls: &[(&str, &str, &str)]) -> Canned {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, args)| {
+            json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}})
+        })
+        .collect();
+    openai_reply(
+        json!({"role": "assistant", "content": null, "refusal": null, "tool_calls": calls}),
+        "tool_calls",
+    )
+}
+
+fn anthropic_reply(content: Value, stop: &str) -> Canned {
+    ok(json!({
+        "id": "msg_test",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-test",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": null,
+        "usage": {"input_tokens": 905, "output_tokens": 44, "cache_read_input_tokens": 600,
+                  "cache_creation_input_tokens": 0},
+    }))
+}
+
+fn anthropic_text(text: &str) -> Canned {
+    anthropic_reply(json!([{"type": "text", "text": text}]), "end_turn")
+}
+
+fn anthropic_calls(calls: &[(&str, &str, Value)]) -> Canned {
+    let blocks: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}))
+        .collect();
+    anthropic_reply(Value::Array(blocks), "tool_use")
+}
+
+// ---- the tools -------------------------------------------------------------
+
+fn session() -> Session {
+    let weather = DynamicTool::new(
+        "weather_forecast",
+        "Forecast the weather for a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
+    .keywords(["weather", "forecast", "rain"])
+    .handler(|_ctx, args: Value| async move {
+        Ok(json!({"city": args["city"], "forecast": "sunny", "high_c": 21}))
+    });
+    // Two calls of `rendezvous` succeed only when they run at the same time.
+    let barrier = Arc::new(tokio::sync::Barrier::new(2));
+    let rendezvous = DynamicTool::new(
+        "rendezvous",
+        "Meet another call of this tool.",
+        json!({"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]}),
+    )
+    .handler(move |_ctx, args: Value| {
+        let barrier = Arc::clone(&barrier);
+        async move {
+            tokio::time::timeout(Duration::from_secs(10), barrier.wait())
+                .await
+                .map_err(|_| ToolError::new("nobody came: the calls did not run in parallel"))?;
+            Ok(json!({"met": args["who"]}))
+        }
+    });
+    let sleeper = DynamicTool::new(
+        "sleeper",
+        "Sleep for an hour.",
+        json!({"type": "object", "properties": {}}),
+    )
+    .handler(|_ctx, _args: Value| async move {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        Ok(json!("woke"))
+    });
+    // A catalog worth deferring: lazy loading pays off with many tools.
+    let fillers = (0..30).map(|i| {
+        DynamicTool::new(
+            format!("report_{i:02}"),
+            format!("Build quarterly report number {i} with charts, tables and a summary."),
+            json!({"type": "object", "properties": {
+                "quarter": {"type": "string", "description": "Quarter such as 2026-Q3"},
+                "format": {"type": "string", "enum": ["pdf", "html", "markdown"]},
+            }, "required": ["quarter"]}),
+        )
+    });
+    let registry = Registry::builder()
+        .lazy(LazyConfig::lazy())
+        .tools([weather, rendezvous, sleeper])
+        .tools(fillers)
+        .build()
+        .unwrap();
+    Session::new(registry)
+}
+
+fn options() -> AgentOptions {
+    AgentOptions::default()
+        .system("You are a test assistant.")
+        .retries(3, Duration::from_millis(10), Duration::from_secs(2))
+        .call_timeout(Duration::from_secs(20))
+}
+
+fn agent(replay: &Replay, format: WireFormat, options: AgentOptions) -> Agent {
+    let base = match format {
+        WireFormat::OpenAiChat => format!("{}/v1", replay.base),
+        WireFormat::AnthropicMessages => replay.base.clone(),
+    };
+    let model = ModelConfig::new(format, base, "test-model").with_api_key(ApiKey::new(KEY));
+    Agent::new(session(), model, options).unwrap()
+}
+
+fn tool_messages(body: &Value) -> Vec<Value> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .cloned()
+        .collect()
+}
+
+// ---- OpenAI-compatible chat completions ------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_tool_info_round_trip_loads_the_tool_and_records_usage() {
+    let replay = replay(vec![
+        openai_calls(&[(
+            "call_1",
+            "tool_info",
+            r#"{"query": "weather forecast for a city", "max_results": 3}"#,
+        )]),
+        openai_calls(&[("call_2", "weather_forecast", r#"{"city": "Oslo"}"#)]),
+        openai_text("Sunny in Oslo, 21 °C."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let mut lines = Vec::new();
+    let reply = agent
+        .send_with("Weather in Oslo?", |e| lines.push(format!("{e:?}")))
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "Sunny in Oslo, 21 °C.");
+    assert_eq!((reply.requests, reply.tool_calls), (3, 2));
+    let seen = replay.seen();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[0].path, "/v1/chat/completions");
+    assert_eq!(seen[0].header("authorization"), Some(&*format!("Bearer {KEY}")));
+    // First request: core tools and tool_info, the deferred ones only named.
+    let first = seen[0].tool_names();
+    assert!(first.contains(&"tool_info".to_owned()), "{first:?}");
+    assert!(!first.contains(&"weather_forecast".to_owned()), "{first:?}");
+    let system = seen[0].body["messages"][0]["content"].as_str().unwrap();
+    assert!(system.starts_with("You are a test assistant."), "{system}");
+    assert!(system.contains("weather_forecast"), "the note names it: {system}");
+    // After tool_info, the loaded tool's schema goes out; the note does not change.
+    let second = seen[1].tool_names();
+    assert!(second.contains(&"weather_forecast".to_owned()), "{second:?}");
+    assert_eq!(seen[1].body["messages"][0], seen[0].body["messages"][0]);
+    let info = &tool_messages(&seen[1].body)[0];
+    assert_eq!(info["tool_call_id"], "call_1");
+    assert!(info["content"].as_str().unwrap().contains("weather_forecast"));
+    let forecast = &tool_messages(&seen[2].body)[1];
+    assert_eq!(forecast["tool_call_id"], "call_2");
+    let result: Value = serde_json::from_str(forecast["content"].as_str().unwrap()).unwrap();
+    assert_eq!(result["forecast"], "sunny");
+    // The assistant turn with the call is replayed as sent.
+    let replayed = &seen[2].body["messages"][4];
+    assert_eq!(replayed["tool_calls"][0]["function"]["arguments"], r#"{"city": "Oslo"}"#);
+    // Usage per request, beside what the tools cost.
+    let usage = agent.usage();
+    assert_eq!(usage.len(), 3);
+    assert_eq!(usage[0].input_tokens, Some(812));
+    assert_eq!(usage[0].cached_input_tokens, Some(512));
+    let (sent, eager) = (usage[0].tool_tokens.unwrap(), usage[0].eager_tool_tokens.unwrap());
+    assert!(sent < eager, "lazy {sent} vs eager {eager}");
+    assert!(usage[1].tools_sent > usage[0].tools_sent);
+    assert!(agent.session().is_loaded("weather_forecast"));
+    assert!(lines.iter().any(|l| l.contains("ToolCall")), "{lines:?}");
+    replay.dump(WireFormat::OpenAiChat, "tool_info");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_parallel_tool_calls_run_at_the_same_time() {
+    let replay = replay(vec![
+        openai_calls(&[
+            ("call_a", "rendezvous", r#"{"who": "a"}"#),
+            ("call_b", "rendezvous", r#"{"who": "b"}"#),
+        ]),
+        openai_text("Both met."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let reply = agent.send("Meet twice.").await.unwrap();
+    assert_eq!(reply.text, "Both met.");
+    let results = tool_messages(&replay.seen()[1].body);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["tool_call_id"], "call_a");
+    assert_eq!(results[1]["tool_call_id"], "call_b");
+    for r in &results {
+        assert!(r["content"].as_str().unwrap().contains("met"), "{r}");
+    }
+    let Turn::ToolResults(outcomes) = &agent.transcript()[2] else {
+        panic!("{:?}", agent.transcript());
+    };
+    assert!(outcomes.iter().all(|o| !o.is_error), "{outcomes:?}");
+    replay.dump(WireFormat::OpenAiChat, "parallel");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_unknown_tool_and_invalid_arguments_go_back_to_the_model() {
+    let replay = replay(vec![
+        openai_calls(&[
+            ("call_1", "wether_forecast", r#"{"city": "Oslo"}"#),
+            ("call_2", "weather_forecast", r#"{"city": "#),
+            ("call_3", "weather_forecast", r#"{"town": "Oslo"}"#),
+        ]),
+        openai_text("Sorry."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    assert_eq!(agent.send("Weather?").await.unwrap().text, "Sorry.");
+    let results = tool_messages(&replay.seen()[1].body);
+    let text = |i: usize| results[i]["content"].as_str().unwrap().to_owned();
+    assert!(text(0).contains("unknown_tool") && text(0).contains("weather_forecast"), "{}", text(0));
+    assert!(text(1).contains("not a JSON object") && text(1).contains("invalid JSON"), "{}", text(1));
+    assert!(text(2).contains("city"), "names the missing field: {}", text(2));
+    // The malformed arguments are replayed exactly as the model sent them.
+    let replayed = &replay.seen()[1].body["messages"][2]["tool_calls"][1]["function"]["arguments"];
+    assert_eq!(replayed, r#"{"city": "#);
+    replay.dump(WireFormat::OpenAiChat, "bad_calls");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_401_stops_at_once_without_showing_the_key() {
+    let replay = replay(vec![status(
+        401,
+        &format!(
+            r#"{{"error": {{"message": "Incorrect API key provided: {KEY}.", "type": "invalid_request_error", "code": "invalid_api_key"}}}}"#
+        ),
+    )]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let err = agent.send("Hi").await.unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, AgentError::Auth { status: 401, .. }), "{err:?}");
+    assert!(text.contains("OPENAI_API_KEY") && text.contains("Incorrect API key"), "{text}");
+    assert!(!text.contains(KEY) && !format!("{err:?}").contains(KEY), "{text}");
+    assert!(!format!("{agent:?}").contains(KEY));
+    assert_eq!(replay.seen().len(), 1, "no retry on 401");
+    assert_eq!(agent.transcript(), [Turn::User("Hi".into())], "the message is kept");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_429_waits_as_told_then_succeeds() {
+    let mut limited = status(429, r#"{"error": {"message": "Rate limit reached"}}"#);
+    limited.headers.push(("retry-after", "0".into()));
+    let mut limited_ms = status(429, r#"{"error": {"message": "Rate limit reached"}}"#);
+    limited_ms.headers.push(("retry-after-ms", "20".into()));
+    let replay = replay(vec![limited, limited_ms, openai_text("Hello.")]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let mut waits = Vec::new();
+    let reply = agent
+        .send_with("Hi", |e| {
+            if let AgentEvent::Retry { wait, reason, .. } = e {
+                waits.push((wait, reason.to_owned()));
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "Hello.");
+    assert_eq!(replay.seen().len(), 3);
+    assert_eq!(waits[0].0, Duration::ZERO);
+    assert_eq!(waits[1].0, Duration::from_millis(20));
+    assert!(waits[0].1.contains("429") && waits[0].1.contains("Rate limit"), "{waits:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_429_asking_too_long_a_wait_is_an_error_saying_so() {
+    let mut limited = status(429, r#"{"error": {"message": "Rate limit reached"}}"#);
+    limited.headers.push(("retry-after", "3600".into()));
+    let replay = replay(vec![limited]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let err = agent.send("Hi").await.unwrap_err().to_string();
+    assert!(err.contains("asks to wait 3600 s"), "{err}");
+    assert_eq!(replay.seen().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_5xx_and_malformed_replies_are_retried_with_backoff() {
+    let replay = replay(vec![
+        status(500, r#"{"error": {"message": "The server had an error"}}"#),
+        status(503, "upstream unavailable"),
+        status(200, r#"{"choices": [{"message": "#),
+        ok(json!({"object": "chat.completion"})),
+        openai_text("Fine."),
+    ]);
+    let mut options = options();
+    options.max_retries = 4;
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options);
+    let mut reasons = Vec::new();
+    let reply = agent
+        .send_with("Hi", |e| {
+            if let AgentEvent::Retry { reason, .. } = e {
+                reasons.push(reason.to_owned());
+            }
+        })
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "Fine.");
+    assert_eq!(reasons.len(), 4, "{reasons:?}");
+    assert!(reasons[0].contains("HTTP 500: The server had an error"));
+    assert!(reasons[1].contains("HTTP 503: upstream unavailable"));
+    assert!(reasons[2].contains("not JSON"), "{}", reasons[2]);
+    assert!(reasons[3].contains("choices[0].message"), "{}", reasons[3]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_retries_run_out_with_the_last_failure_named() {
+    let replay = replay((0..4).map(|_| status(502, "bad gateway")).collect());
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let err = agent.send("Hi").await.unwrap_err();
+    assert!(matches!(err, AgentError::Unavailable { attempts: 4, .. }), "{err:?}");
+    assert!(err.to_string().contains("HTTP 502: bad gateway"), "{err}");
+    assert_eq!(replay.seen().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_400_is_not_retried() {
+    let replay = replay(vec![status(
+        400,
+        r#"{"error": {"message": "Invalid schema for function 'x'"}}"#,
+    )]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let err = agent.send("Hi").await.unwrap_err();
+    assert!(matches!(err, AgentError::Rejected { status: 400, .. }), "{err:?}");
+    assert!(err.to_string().contains("Invalid schema"), "{err}");
+    assert_eq!(replay.seen().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_step_limit_keeps_the_conversation_for_the_next_message() {
+    let call = || openai_calls(&[("call_x", "weather_forecast", r#"{"city": "Oslo"}"#)]);
+    let replay = replay(vec![call(), call(), call(), openai_text("Done at last.")]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().max_steps(3));
+    let err = agent.send("Loop").await.unwrap_err();
+    assert!(matches!(err, AgentError::StepLimit { steps: 3 }), "{err:?}");
+    assert_eq!(agent.transcript().len(), 7, "user + 3 × (call, results)");
+    let reply = agent.send("Stop now.").await.unwrap();
+    assert_eq!(reply.text, "Done at last.");
+    let last = &replay.seen()[3].body["messages"];
+    let roles: Vec<&str> = last
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool", "user"]
+    );
+    replay.dump(WireFormat::OpenAiChat, "step_limit");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_stops_running_tools_and_keeps_the_transcript_valid() {
+    let replay = replay(vec![
+        openai_calls(&[("call_s", "sleeper", "{}")]),
+        openai_text("Cancelled, fine."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    let handle = agent.cancel_handle();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        handle.cancel();
+    });
+    let err = tokio::time::timeout(Duration::from_secs(10), agent.send("Sleep"))
+        .await
+        .expect("cancellation is honoured")
+        .unwrap_err();
+    assert!(matches!(err, AgentError::Cancelled), "{err:?}");
+    let Some(Turn::ToolResults(outcomes)) = agent.transcript().last() else {
+        panic!("{:?}", agent.transcript());
+    };
+    assert!(outcomes[0].is_error && outcomes[0].content.contains("cancel"), "{outcomes:?}");
+    // Every call has its result, so the conversation can go on.
+    assert_eq!(agent.send("Never mind.").await.unwrap().text, "Cancelled, fine.");
+    replay.dump(WireFormat::OpenAiChat, "cancel");
+}
+
+// ---- Anthropic messages ----------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_tool_info_round_trip_with_parallel_tool_use() {
+    let replay = replay(vec![
+        anthropic_calls(&[(
+            "toolu_1",
+            "tool_info",
+            json!({"query": "weather forecast", "max_results": 2}),
+        )]),
+        anthropic_reply(
+            json!([
+                {"type": "text", "text": "Checking both cities."},
+                {"type": "tool_use", "id": "toolu_2", "name": "weather_forecast", "input": {"city": "Oslo"}},
+                {"type": "tool_use", "id": "toolu_3", "name": "weather_forecast", "input": {"city": "Rome"}},
+            ]),
+            "tool_use",
+        ),
+        anthropic_text("Sunny in both."),
+        anthropic_text("You're welcome."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::AnthropicMessages, options());
+    let reply = agent.send("Weather in Oslo and Rome?").await.unwrap();
+    assert_eq!(reply.text, "Sunny in both.");
+    assert_eq!(reply.tool_calls, 3);
+    let seen = replay.seen();
+    assert_eq!(seen[0].path, "/v1/messages");
+    assert_eq!(seen[0].header("x-api-key"), Some(KEY));
+    assert_eq!(seen[0].header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(seen[0].header("anthropic-beta"), None);
+    assert!(seen[0].body["system"].as_str().unwrap().contains("weather_forecast"));
+    assert!(seen[0].body["max_tokens"].as_u64().is_some());
+    assert!(!seen[0].tool_names().contains(&"weather_forecast".to_owned()));
+    assert!(seen[1].tool_names().contains(&"weather_forecast".to_owned()));
+    // Both results in one user message, in call order.
+    let messages = seen[2].body["messages"].as_array().unwrap();
+    let results = &messages[4]["content"];
+    assert_eq!(messages[4]["role"], "user");
+    assert_eq!(results[0]["tool_use_id"], "toolu_2");
+    assert_eq!(results[1]["tool_use_id"], "toolu_3");
+    assert_eq!(results[1]["is_error"], false);
+    assert!(results[1]["content"].as_str().unwrap().contains("Rome"));
+    assert_eq!(agent.usage()[0].cached_input_tokens, Some(600));
+    // The next message follows the last assistant turn.
+    agent.send("Thanks!").await.unwrap();
+    let roles: Vec<String> = replay.seen()[3].body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user", "assistant", "user"]);
+    replay.dump(WireFormat::AnthropicMessages, "tool_info");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_step_limit_then_a_new_message_merges_with_the_results() {
+    let call = || anthropic_calls(&[("toolu_x", "weather_forecast", json!({"city": "Oslo"}))]);
+    let replay = replay(vec![call(), anthropic_text("Ok.")]);
+    let mut agent = agent(&replay, WireFormat::AnthropicMessages, options().max_steps(1));
+    assert!(matches!(agent.send("Go").await, Err(AgentError::StepLimit { steps: 1 })));
+    agent.send("Enough.").await.unwrap();
+    let messages = replay.seen()[1].body["messages"].clone();
+    let last = &messages.as_array().unwrap()[2];
+    assert_eq!(last["role"], "user");
+    assert_eq!(last["content"][0]["type"], "tool_result");
+    assert_eq!(last["content"][1]["text"], "Enough.");
+    replay.dump(WireFormat::AnthropicMessages, "merge");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_native_deferral_sends_every_tool_deferred_and_replays_search_blocks() {
+    let replay = replay(vec![
+        anthropic_reply(
+            json!([
+                {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_regex",
+                 "input": {"query": "weather"}},
+                {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+                 "content": {"type": "tool_search_tool_search_result",
+                             "tool_references": [{"type": "tool_reference", "tool_name": "weather_forecast"}]}},
+                {"type": "tool_use", "id": "toolu_9", "name": "weather_forecast", "input": {"city": "Lima"}},
+            ]),
+            "tool_use",
+        ),
+        anthropic_text("Sunny in Lima."),
+    ]);
+    let mut agent = agent(
+        &replay,
+        WireFormat::AnthropicMessages,
+        options().native_deferral(true),
+    );
+    assert_eq!(agent.send("Weather in Lima?").await.unwrap().text, "Sunny in Lima.");
+    let seen = replay.seen();
+    // Tool search is part of the messages API (the SDK's non-beta types).
+    assert_eq!(seen[0].header("anthropic-beta"), None);
+    let tools = seen[0].body["tools"].as_array().unwrap();
+    let weather = tools.iter().find(|t| t["name"] == "weather_forecast").unwrap();
+    assert_eq!(weather["defer_loading"], true);
+    assert!(tools.iter().any(|t| t["type"] == "tool_search_tool_regex_20251119"));
+    assert!(!tools.iter().any(|t| t["name"] == "tool_info"));
+    assert_eq!(
+        seen[0].body["system"], "You are a test assistant.",
+        "no note: the provider searches"
+    );
+    // The server-side search blocks go back verbatim before our result.
+    let assistant = &seen[1].body["messages"][1]["content"];
+    assert_eq!(assistant[0]["type"], "server_tool_use");
+    assert_eq!(assistant[1]["type"], "tool_search_tool_result");
+    assert_eq!(seen[1].body["messages"][2]["content"][0]["tool_use_id"], "toolu_9");
+    replay.dump(WireFormat::AnthropicMessages, "native");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_overloaded_is_retried_and_a_bad_request_is_not() {
+    let replay = replay(vec![
+        status(
+            529,
+            r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#,
+        ),
+        anthropic_text("Here."),
+        status(
+            400,
+            r#"{"type": "error", "error": {"type": "invalid_request_error", "message": "messages: roles must alternate"}}"#,
+        ),
+    ]);
+    let mut agent = agent(&replay, WireFormat::AnthropicMessages, options());
+    assert_eq!(agent.send("Hi").await.unwrap().text, "Here.");
+    let err = agent.send("Again").await.unwrap_err();
+    assert!(err.to_string().contains("roles must alternate"), "{err}");
+    assert_eq!(replay.seen().len(), 3);
+    assert_eq!(agent.transcript().len(), 3, "both user messages kept");
+}
