@@ -8,6 +8,7 @@ use std::io::BufRead;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use assistant::chat::{self, ChatSettings};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
 use optimclaw::manifest::{ManifestOptions, load_manifest};
@@ -99,6 +100,34 @@ enum Command {
         #[arg(long, conflicts_with = "eager")]
         lazy: bool,
         /// Every tool listed (default: OPTIMCLAW_LAZY_TOOLS).
+        #[arg(long)]
+        eager: bool,
+    },
+    /// Talk to a model with the catalog: OpenAI-compatible chat completions
+    /// (OpenAI, vLLM, llama.cpp, Ollama…) or Anthropic messages.
+    Chat {
+        /// Answer this one message and exit.
+        #[arg(long)]
+        once: Option<String>,
+        /// Wire format: openai (chat completions) or anthropic (messages).
+        #[arg(long, default_value = "openai")]
+        format: String,
+        /// Base URL, e.g. http://127.0.0.1:11434/v1 [default: OPENAI_BASE_URL / ANTHROPIC_BASE_URL, else the provider's].
+        #[arg(long)]
+        base_url: Option<String>,
+        /// Model [default: OPTIMCLAW_MODEL, else gpt-4.1-mini / claude-sonnet-4-5].
+        #[arg(long)]
+        model: Option<String>,
+        /// Model requests per message at most.
+        #[arg(long, default_value_t = 12)]
+        max_steps: usize,
+        /// Anthropic: the provider's own tool search instead of tool_info.
+        #[arg(long)]
+        native_deferral: bool,
+        /// Lazy loading on (default: OPTIMCLAW_LAZY_TOOLS).
+        #[arg(long, conflicts_with = "eager")]
+        lazy: bool,
+        /// Every tool in full (default: OPTIMCLAW_LAZY_TOOLS).
         #[arg(long)]
         eager: bool,
     },
@@ -480,6 +509,55 @@ async fn run(cli: Cli) -> Result<(), String> {
                         .map_err(|e| e.to_string())
                 }
             }
+        }
+        Command::Chat {
+            once,
+            format,
+            base_url,
+            model,
+            max_steps,
+            native_deferral,
+            lazy: lazy_flag,
+            eager,
+        } => {
+            let mode = chosen_mode(eager, lazy_flag, &registry);
+            let mut settings = ChatSettings::from_env(&format, base_url, model, mode)?;
+            settings.max_steps = max_steps;
+            settings.native_deferral = native_deferral;
+            let ctx = app.start(&registry);
+            app.jobs
+                .set_prompt_runner(settings.prompt_runner(registry.clone(), ctx.clone()));
+            let mut agent = settings.agent(registry, ctx)?;
+            let (mut out, mut log) = (std::io::stdout(), std::io::stderr());
+            if let Some(message) = once {
+                return chat::once(&mut agent, &message, &mut out, &mut log).await;
+            }
+            // Ctrl-C stops the running turn; at the prompt it ends the chat.
+            let cancel = agent.cancel_handle();
+            let busy = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let watch = Arc::clone(&busy);
+            tokio::spawn(async move {
+                while tokio::signal::ctrl_c().await.is_ok() {
+                    if watch.load(std::sync::atomic::Ordering::SeqCst) {
+                        cancel.cancel();
+                    } else {
+                        std::process::exit(130);
+                    }
+                }
+            });
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            let typed = Arc::clone(&busy);
+            std::thread::spawn(move || {
+                for line in std::io::stdin().lock().lines() {
+                    let Ok(line) = line else { break };
+                    typed.store(true, std::sync::atomic::Ordering::SeqCst);
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+            });
+            chat::interactive(&mut agent, rx, &mut out, &mut log, &busy).await;
+            Ok(())
         }
         Command::Search { .. } => unreachable!("handled above"),
     }

@@ -6,6 +6,7 @@
 //! the URL allowlist, the SQLite database, the job runner, the secret store.
 
 pub mod app;
+pub mod chat;
 pub mod jobs;
 pub mod memory;
 pub mod net;

@@ -424,7 +424,10 @@ impl fmt::Display for AgentError {
                 "the endpoint refused the API key (HTTP {status}): {message}; check {variable}"
             ),
             AgentError::Rejected { status, message } => {
-                write!(f, "the endpoint rejected the request (HTTP {status}): {message}")
+                write!(
+                    f,
+                    "the endpoint rejected the request (HTTP {status}): {message}"
+                )
             }
             AgentError::Unavailable { message, attempts } => write!(
                 f,
@@ -563,7 +566,10 @@ impl CancelHandle {
     /// Cancels the running turn (pending tool calls are cancelled too); the
     /// next `send` starts afresh.
     pub fn cancel(&self) {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner).cancel();
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
     }
 
     fn fresh(&self) -> CancellationToken {
@@ -691,10 +697,7 @@ impl Agent {
         self.run(on_event).await
     }
 
-    async fn run(
-        &mut self,
-        mut on_event: impl FnMut(AgentEvent<'_>),
-    ) -> Result<Reply, AgentError> {
+    async fn run(&mut self, mut on_event: impl FnMut(AgentEvent<'_>)) -> Result<Reply, AgentError> {
         let cancel = self.cancel.fresh();
         let mut requests = 0;
         let mut tool_calls = 0;
@@ -718,9 +721,12 @@ impl Agent {
                 (None, b) => b.clone(),
             };
             let body = match self.model.format {
-                WireFormat::OpenAiChat => {
-                    openai::request(&self.model, system.as_deref(), &rendered.tools, &self.transcript)
-                }
+                WireFormat::OpenAiChat => openai::request(
+                    &self.model,
+                    system.as_deref(),
+                    &rendered.tools,
+                    &self.transcript,
+                ),
                 WireFormat::AnthropicMessages => anthropic::request(
                     &self.model,
                     system.as_deref(),
@@ -795,7 +801,11 @@ impl Agent {
     #[cfg(not(feature = "tokens"))]
     fn measure_tools(&mut self, _: &mut RequestUsage, _: &[Value], _: Option<&str>) {}
 
-    async fn run_calls(&self, calls: &[ToolCallRequest], cancel: &CancellationToken) -> Vec<ToolOutcome> {
+    async fn run_calls(
+        &self,
+        calls: &[ToolCallRequest],
+        cancel: &CancellationToken,
+    ) -> Vec<ToolOutcome> {
         let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
         let options = CallOptions::timeout(self.options.call_timeout);
         let runs = calls.iter().map(|call| {
@@ -920,7 +930,10 @@ impl Agent {
                 });
             return parsed.map_err(|msg| {
                 Ok(Failure::retry(
-                    redact(format!("malformed reply: {msg}; it began: {}", snippet(bytes))),
+                    redact(format!(
+                        "malformed reply: {msg}; it began: {}",
+                        snippet(bytes)
+                    )),
                     None,
                 ))
             });
@@ -1003,7 +1016,12 @@ impl Failure {
 
 /// `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok())
         && ms.is_finite()
         && ms >= 0.0
@@ -1021,9 +1039,7 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 /// Exponential backoff with jitter: a random wait in [d/2, d], where d is
 /// `base · 2^(attempt-1)` capped at `max`.
 fn backoff(base: Duration, max: Duration, attempt: u32) -> Duration {
-    let full = base
-        .saturating_mul(1u32 << (attempt - 1).min(16))
-        .min(max);
+    let full = base.saturating_mul(1u32 << (attempt - 1).min(16)).min(max);
     // Jitter only needs to spread clients apart, not be unpredictable: the
     // clock's sub-second digits are enough (no RNG crate for this).
     let nanos = SystemTime::now()
@@ -1138,7 +1154,10 @@ mod tests {
         h.insert("retry-after-ms", HeaderValue::from_static("250"));
         assert_eq!(retry_after(&h), Some(Duration::from_millis(250)));
         let mut h = HeaderMap::new();
-        h.insert("retry-after", HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"));
+        h.insert(
+            "retry-after",
+            HeaderValue::from_static("Wed, 21 Oct 2015 07:28:00 GMT"),
+        );
         assert_eq!(retry_after(&h), Some(Duration::ZERO));
         h.insert("retry-after", HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), None);
@@ -1154,20 +1173,28 @@ mod tests {
     fn arguments_must_be_an_object() {
         assert!(parse_arguments("").unwrap().is_object());
         assert_eq!(parse_arguments("[1]").unwrap_err(), "got an array");
-        assert!(parse_arguments("{\"a\":").unwrap_err().starts_with("invalid JSON"));
+        assert!(
+            parse_arguments("{\"a\":")
+                .unwrap_err()
+                .starts_with("invalid JSON")
+        );
     }
 
     #[test]
     fn keys_never_show() {
         let key = ApiKey::new("sk-secret-123");
         assert_eq!(format!("{key:?}"), "ApiKey(***)");
-        assert_eq!(key.redact("bad key sk-secret-123 given"), "bad key *** given");
+        assert_eq!(
+            key.redact("bad key sk-secret-123 given"),
+            "bad key *** given"
+        );
     }
 
     #[test]
     fn missing_key_names_the_variable() {
-        let err = ModelConfig::from_sources(WireFormat::AnthropicMessages, None, None, |_| None, None)
-            .unwrap_err();
+        let err =
+            ModelConfig::from_sources(WireFormat::AnthropicMessages, None, None, |_| None, None)
+                .unwrap_err();
         assert!(err.to_string().contains("set ANTHROPIC_API_KEY"), "{err}");
         let local = ModelConfig::from_sources(
             WireFormat::OpenAiChat,

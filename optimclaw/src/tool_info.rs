@@ -101,13 +101,21 @@ impl Registry {
             .filter_map(|p| self.get_ignore_case(p))
             .collect();
         if !named.is_empty() {
+            // Exact names honour `max_results` too; the names left out are
+            // listed so the model can ask for them next.
             let mut tools: Vec<ToolInfoEntry> = Vec::new();
+            let mut left_out: Vec<&str> = Vec::new();
             for tool in named {
-                if tools.len() < MAX_RESULTS && !tools.iter().any(|t| t.name == tool.name()) {
+                if tools.iter().any(|t| t.name == tool.name()) || left_out.contains(&tool.name()) {
+                    continue;
+                }
+                if tools.len() < k {
                     tools.push(ToolInfoEntry::of(tool));
+                } else {
+                    left_out.push(tool.name());
                 }
             }
-            let missing: Vec<String> = parts
+            let mut missing: Vec<String> = parts
                 .iter()
                 .filter(|p| self.get_ignore_case(p).is_none())
                 .map(|p| {
@@ -123,6 +131,12 @@ impl Registry {
                     }
                 })
                 .collect();
+            if !left_out.is_empty() {
+                missing.push(format!(
+                    "not returned because max_results is {k}: {}; ask for them in another call",
+                    left_out.join(", ")
+                ));
+            }
             let message = (!missing.is_empty()).then(|| missing.join("; "));
             return Ok(ToolInfoAnswer { tools, message });
         }

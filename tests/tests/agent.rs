@@ -201,7 +201,9 @@ fn anthropic_text(text: &str) -> Canned {
 fn anthropic_calls(calls: &[(&str, &str, Value)]) -> Canned {
     let blocks: Vec<Value> = calls
         .iter()
-        .map(|(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}))
+        .map(
+            |(id, name, input)| json!({"type": "tool_use", "id": id, "name": name, "input": input}),
+        )
         .collect();
     anthropic_reply(Value::Array(blocks), "tool_use")
 }
@@ -313,34 +315,54 @@ async fn openai_tool_info_round_trip_loads_the_tool_and_records_usage() {
     let seen = replay.seen();
     assert_eq!(seen.len(), 3);
     assert_eq!(seen[0].path, "/v1/chat/completions");
-    assert_eq!(seen[0].header("authorization"), Some(&*format!("Bearer {KEY}")));
+    assert_eq!(
+        seen[0].header("authorization"),
+        Some(&*format!("Bearer {KEY}"))
+    );
     // First request: core tools and tool_info, the deferred ones only named.
     let first = seen[0].tool_names();
     assert!(first.contains(&"tool_info".to_owned()), "{first:?}");
     assert!(!first.contains(&"weather_forecast".to_owned()), "{first:?}");
     let system = seen[0].body["messages"][0]["content"].as_str().unwrap();
     assert!(system.starts_with("You are a test assistant."), "{system}");
-    assert!(system.contains("weather_forecast"), "the note names it: {system}");
+    assert!(
+        system.contains("weather_forecast"),
+        "the note names it: {system}"
+    );
     // After tool_info, the loaded tool's schema goes out; the note does not change.
     let second = seen[1].tool_names();
-    assert!(second.contains(&"weather_forecast".to_owned()), "{second:?}");
+    assert!(
+        second.contains(&"weather_forecast".to_owned()),
+        "{second:?}"
+    );
     assert_eq!(seen[1].body["messages"][0], seen[0].body["messages"][0]);
     let info = &tool_messages(&seen[1].body)[0];
     assert_eq!(info["tool_call_id"], "call_1");
-    assert!(info["content"].as_str().unwrap().contains("weather_forecast"));
+    assert!(
+        info["content"]
+            .as_str()
+            .unwrap()
+            .contains("weather_forecast")
+    );
     let forecast = &tool_messages(&seen[2].body)[1];
     assert_eq!(forecast["tool_call_id"], "call_2");
     let result: Value = serde_json::from_str(forecast["content"].as_str().unwrap()).unwrap();
     assert_eq!(result["forecast"], "sunny");
     // The assistant turn with the call is replayed as sent.
     let replayed = &seen[2].body["messages"][4];
-    assert_eq!(replayed["tool_calls"][0]["function"]["arguments"], r#"{"city": "Oslo"}"#);
+    assert_eq!(
+        replayed["tool_calls"][0]["function"]["arguments"],
+        r#"{"city": "Oslo"}"#
+    );
     // Usage per request, beside what the tools cost.
     let usage = agent.usage();
     assert_eq!(usage.len(), 3);
     assert_eq!(usage[0].input_tokens, Some(812));
     assert_eq!(usage[0].cached_input_tokens, Some(512));
-    let (sent, eager) = (usage[0].tool_tokens.unwrap(), usage[0].eager_tool_tokens.unwrap());
+    let (sent, eager) = (
+        usage[0].tool_tokens.unwrap(),
+        usage[0].eager_tool_tokens.unwrap(),
+    );
     assert!(sent < eager, "lazy {sent} vs eager {eager}");
     assert!(usage[1].tools_sent > usage[0].tools_sent);
     assert!(agent.session().is_loaded("weather_forecast"));
@@ -388,9 +410,21 @@ async fn openai_unknown_tool_and_invalid_arguments_go_back_to_the_model() {
     assert_eq!(agent.send("Weather?").await.unwrap().text, "Sorry.");
     let results = tool_messages(&replay.seen()[1].body);
     let text = |i: usize| results[i]["content"].as_str().unwrap().to_owned();
-    assert!(text(0).contains("unknown_tool") && text(0).contains("weather_forecast"), "{}", text(0));
-    assert!(text(1).contains("not a JSON object") && text(1).contains("invalid JSON"), "{}", text(1));
-    assert!(text(2).contains("city"), "names the missing field: {}", text(2));
+    assert!(
+        text(0).contains("unknown_tool") && text(0).contains("weather_forecast"),
+        "{}",
+        text(0)
+    );
+    assert!(
+        text(1).contains("not a JSON object") && text(1).contains("invalid JSON"),
+        "{}",
+        text(1)
+    );
+    assert!(
+        text(2).contains("city"),
+        "names the missing field: {}",
+        text(2)
+    );
     // The malformed arguments are replayed exactly as the model sent them.
     let replayed = &replay.seen()[1].body["messages"][2]["tool_calls"][1]["function"]["arguments"];
     assert_eq!(replayed, r#"{"city": "#);
@@ -408,12 +442,25 @@ async fn openai_401_stops_at_once_without_showing_the_key() {
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
     let err = agent.send("Hi").await.unwrap_err();
     let text = err.to_string();
-    assert!(matches!(err, AgentError::Auth { status: 401, .. }), "{err:?}");
-    assert!(text.contains("OPENAI_API_KEY") && text.contains("Incorrect API key"), "{text}");
-    assert!(!text.contains(KEY) && !format!("{err:?}").contains(KEY), "{text}");
+    assert!(
+        matches!(err, AgentError::Auth { status: 401, .. }),
+        "{err:?}"
+    );
+    assert!(
+        text.contains("OPENAI_API_KEY") && text.contains("Incorrect API key"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(KEY) && !format!("{err:?}").contains(KEY),
+        "{text}"
+    );
     assert!(!format!("{agent:?}").contains(KEY));
     assert_eq!(replay.seen().len(), 1, "no retry on 401");
-    assert_eq!(agent.transcript(), [Turn::User("Hi".into())], "the message is kept");
+    assert_eq!(
+        agent.transcript(),
+        [Turn::User("Hi".into())],
+        "the message is kept"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -437,7 +484,10 @@ async fn openai_429_waits_as_told_then_succeeds() {
     assert_eq!(replay.seen().len(), 3);
     assert_eq!(waits[0].0, Duration::ZERO);
     assert_eq!(waits[1].0, Duration::from_millis(20));
-    assert!(waits[0].1.contains("429") && waits[0].1.contains("Rate limit"), "{waits:?}");
+    assert!(
+        waits[0].1.contains("429") && waits[0].1.contains("Rate limit"),
+        "{waits:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -485,7 +535,10 @@ async fn openai_retries_run_out_with_the_last_failure_named() {
     let replay = replay((0..4).map(|_| status(502, "bad gateway")).collect());
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
     let err = agent.send("Hi").await.unwrap_err();
-    assert!(matches!(err, AgentError::Unavailable { attempts: 4, .. }), "{err:?}");
+    assert!(
+        matches!(err, AgentError::Unavailable { attempts: 4, .. }),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("HTTP 502: bad gateway"), "{err}");
     assert_eq!(replay.seen().len(), 4);
 }
@@ -498,7 +551,10 @@ async fn openai_400_is_not_retried() {
     )]);
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
     let err = agent.send("Hi").await.unwrap_err();
-    assert!(matches!(err, AgentError::Rejected { status: 400, .. }), "{err:?}");
+    assert!(
+        matches!(err, AgentError::Rejected { status: 400, .. }),
+        "{err:?}"
+    );
     assert!(err.to_string().contains("Invalid schema"), "{err}");
     assert_eq!(replay.seen().len(), 1);
 }
@@ -522,7 +578,17 @@ async fn openai_step_limit_keeps_the_conversation_for_the_next_message() {
         .collect();
     assert_eq!(
         roles,
-        ["system", "user", "assistant", "tool", "assistant", "tool", "assistant", "tool", "user"]
+        [
+            "system",
+            "user",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "assistant",
+            "tool",
+            "user"
+        ]
     );
     replay.dump(WireFormat::OpenAiChat, "step_limit");
 }
@@ -547,9 +613,15 @@ async fn cancelling_stops_running_tools_and_keeps_the_transcript_valid() {
     let Some(Turn::ToolResults(outcomes)) = agent.transcript().last() else {
         panic!("{:?}", agent.transcript());
     };
-    assert!(outcomes[0].is_error && outcomes[0].content.contains("cancel"), "{outcomes:?}");
+    assert!(
+        outcomes[0].is_error && outcomes[0].content.contains("cancel"),
+        "{outcomes:?}"
+    );
     // Every call has its result, so the conversation can go on.
-    assert_eq!(agent.send("Never mind.").await.unwrap().text, "Cancelled, fine.");
+    assert_eq!(
+        agent.send("Never mind.").await.unwrap().text,
+        "Cancelled, fine."
+    );
     replay.dump(WireFormat::OpenAiChat, "cancel");
 }
 
@@ -583,10 +655,23 @@ async fn anthropic_tool_info_round_trip_with_parallel_tool_use() {
     assert_eq!(seen[0].header("x-api-key"), Some(KEY));
     assert_eq!(seen[0].header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(seen[0].header("anthropic-beta"), None);
-    assert!(seen[0].body["system"].as_str().unwrap().contains("weather_forecast"));
+    assert!(
+        seen[0].body["system"]
+            .as_str()
+            .unwrap()
+            .contains("weather_forecast")
+    );
     assert!(seen[0].body["max_tokens"].as_u64().is_some());
-    assert!(!seen[0].tool_names().contains(&"weather_forecast".to_owned()));
-    assert!(seen[1].tool_names().contains(&"weather_forecast".to_owned()));
+    assert!(
+        !seen[0]
+            .tool_names()
+            .contains(&"weather_forecast".to_owned())
+    );
+    assert!(
+        seen[1]
+            .tool_names()
+            .contains(&"weather_forecast".to_owned())
+    );
     // Both results in one user message, in call order.
     let messages = seen[2].body["messages"].as_array().unwrap();
     let results = &messages[4]["content"];
@@ -604,7 +689,18 @@ async fn anthropic_tool_info_round_trip_with_parallel_tool_use() {
         .iter()
         .map(|m| m["role"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(roles, ["user", "assistant", "user", "assistant", "user", "assistant", "user"]);
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "user"
+        ]
+    );
     replay.dump(WireFormat::AnthropicMessages, "tool_info");
 }
 
@@ -612,8 +708,15 @@ async fn anthropic_tool_info_round_trip_with_parallel_tool_use() {
 async fn anthropic_step_limit_then_a_new_message_merges_with_the_results() {
     let call = || anthropic_calls(&[("toolu_x", "weather_forecast", json!({"city": "Oslo"}))]);
     let replay = replay(vec![call(), anthropic_text("Ok.")]);
-    let mut agent = agent(&replay, WireFormat::AnthropicMessages, options().max_steps(1));
-    assert!(matches!(agent.send("Go").await, Err(AgentError::StepLimit { steps: 1 })));
+    let mut agent = agent(
+        &replay,
+        WireFormat::AnthropicMessages,
+        options().max_steps(1),
+    );
+    assert!(matches!(
+        agent.send("Go").await,
+        Err(AgentError::StepLimit { steps: 1 })
+    ));
     agent.send("Enough.").await.unwrap();
     let messages = replay.seen()[1].body["messages"].clone();
     let last = &messages.as_array().unwrap()[2];
@@ -644,14 +747,24 @@ async fn anthropic_native_deferral_sends_every_tool_deferred_and_replays_search_
         WireFormat::AnthropicMessages,
         options().native_deferral(true),
     );
-    assert_eq!(agent.send("Weather in Lima?").await.unwrap().text, "Sunny in Lima.");
+    assert_eq!(
+        agent.send("Weather in Lima?").await.unwrap().text,
+        "Sunny in Lima."
+    );
     let seen = replay.seen();
     // Tool search is part of the messages API (the SDK's non-beta types).
     assert_eq!(seen[0].header("anthropic-beta"), None);
     let tools = seen[0].body["tools"].as_array().unwrap();
-    let weather = tools.iter().find(|t| t["name"] == "weather_forecast").unwrap();
+    let weather = tools
+        .iter()
+        .find(|t| t["name"] == "weather_forecast")
+        .unwrap();
     assert_eq!(weather["defer_loading"], true);
-    assert!(tools.iter().any(|t| t["type"] == "tool_search_tool_regex_20251119"));
+    assert!(
+        tools
+            .iter()
+            .any(|t| t["type"] == "tool_search_tool_regex_20251119")
+    );
     assert!(!tools.iter().any(|t| t["name"] == "tool_info"));
     assert_eq!(
         seen[0].body["system"], "You are a test assistant.",
@@ -661,7 +774,10 @@ async fn anthropic_native_deferral_sends_every_tool_deferred_and_replays_search_
     let assistant = &seen[1].body["messages"][1]["content"];
     assert_eq!(assistant[0]["type"], "server_tool_use");
     assert_eq!(assistant[1]["type"], "tool_search_tool_result");
-    assert_eq!(seen[1].body["messages"][2]["content"][0]["tool_use_id"], "toolu_9");
+    assert_eq!(
+        seen[1].body["messages"][2]["content"][0]["tool_use_id"],
+        "toolu_9"
+    );
     replay.dump(WireFormat::AnthropicMessages, "native");
 }
 

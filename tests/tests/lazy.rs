@@ -304,10 +304,22 @@ fn exact_names_win_ignoring_case_and_commas_load_several() {
     assert_eq!(one.tools.len(), 1);
     assert_eq!(one.tools[0].name, "job_status");
     let several = registry
-        .tool_info("job_create, job_cancel ,secrets_set", 1)
+        .tool_info("job_create, job_cancel ,secrets_set", 5)
         .unwrap();
     let names: Vec<&str> = several.tools.iter().map(|t| t.name.as_str()).collect();
     assert_eq!(names, ["job_create", "job_cancel", "secrets_set"]);
+    assert_eq!(several.message, None);
+    // max_results holds for names too; the rest are named in the message.
+    let capped = registry
+        .tool_info("job_create, job_cancel ,secrets_set, job_create", 1)
+        .unwrap();
+    let names: Vec<&str> = capped.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["job_create"]);
+    let message = capped.message.unwrap();
+    assert!(
+        message.contains("max_results is 1: job_cancel, secrets_set;"),
+        "{message}"
+    );
     let partial = registry.tool_info("job_create, job_stats", 5).unwrap();
     assert_eq!(partial.tools.len(), 1);
     let message = partial.message.unwrap();

@@ -31,7 +31,9 @@ pub(super) fn request(
                 }
                 for c in calls {
                     let input = c.arguments.clone().unwrap_or_else(|_| json!({}));
-                    blocks.push(json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}));
+                    blocks.push(
+                        json!({"type": "tool_use", "id": c.id, "name": c.name, "input": input}),
+                    );
                 }
                 ("assistant", blocks)
             }

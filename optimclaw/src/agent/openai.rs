@@ -46,7 +46,8 @@ pub(super) fn request(
             }
             Turn::ToolResults(outcomes) => {
                 for o in outcomes {
-                    messages.push(json!({"role": "tool", "tool_call_id": o.id, "content": o.content}));
+                    messages
+                        .push(json!({"role": "tool", "tool_call_id": o.id, "content": o.content}));
                 }
             }
         }
@@ -63,10 +64,12 @@ pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
     let message = reply
         .pointer("/choices/0/message")
         .filter(|m| m.is_object())
-        .ok_or_else(|| match reply.pointer("/error/message").and_then(Value::as_str) {
-            Some(msg) => format!("an error instead of a completion: {msg}"),
-            None => "no `choices[0].message`".to_owned(),
-        })?;
+        .ok_or_else(
+            || match reply.pointer("/error/message").and_then(Value::as_str) {
+                Some(msg) => format!("an error instead of a completion: {msg}"),
+                None => "no `choices[0].message`".to_owned(),
+            },
+        )?;
     let text = match message.get("content") {
         None | Some(Value::Null) => String::new(),
         Some(Value::String(s)) => s.clone(),

@@ -1,0 +1,196 @@
+//! `assistant chat`: the catalog in a conversation with a model, through
+//! [`optimclaw::agent`].
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use optimclaw::agent::{Agent, AgentEvent, AgentOptions, ModelConfig, WireFormat};
+use optimclaw::{LazyConfig, Registry, Session, ToolContext};
+use serde_json::json;
+
+use crate::jobs::PromptRunner;
+
+/// The system text put before the lazy note.
+pub const SYSTEM: &str = "You are the optimclaw assistant. Use the tools when they help; \
+call tool_info to load a tool that is listed by name only. Answer briefly.";
+
+/// How `assistant chat` talks to the model.
+#[derive(Clone, Debug)]
+pub struct ChatSettings {
+    /// The endpoint, model and key.
+    pub model: ModelConfig,
+    /// Model requests per message at most.
+    pub max_steps: usize,
+    /// Anthropic: the provider's own deferral instead of `tool_info`.
+    pub native_deferral: bool,
+    /// Lazy loading on or off for the conversation.
+    pub lazy: LazyConfig,
+}
+
+impl ChatSettings {
+    /// Settings from flags, the environment and `~/.optimclaw/.env`.
+    pub fn from_env(
+        format: &str,
+        base_url: Option<String>,
+        model: Option<String>,
+        lazy: LazyConfig,
+    ) -> Result<Self, String> {
+        let format = WireFormat::from_name(format).ok_or_else(|| {
+            format!("unknown format {format:?}; use openai (chat completions) or anthropic")
+        })?;
+        let model = ModelConfig::from_env(format, base_url, model).map_err(|e| e.to_string())?;
+        Ok(ChatSettings {
+            model,
+            max_steps: 12,
+            native_deferral: false,
+            lazy,
+        })
+    }
+
+    /// A new conversation over `registry`, running tools with `ctx`.
+    pub fn agent(&self, registry: Registry, ctx: ToolContext) -> Result<Agent, String> {
+        let session = Session::with_lazy(registry, self.lazy.clone());
+        let options = AgentOptions::default()
+            .system(SYSTEM)
+            .max_steps(self.max_steps)
+            .native_deferral(self.native_deferral);
+        Ok(Agent::new(session, self.model.clone(), options)
+            .map_err(|e| e.to_string())?
+            .context(ctx))
+    }
+
+    /// Runs prompt-only jobs as one-message conversations.
+    pub fn prompt_runner(&self, registry: Registry, ctx: ToolContext) -> PromptRunner {
+        let settings = self.clone();
+        Arc::new(move |prompt: String| {
+            let agent = settings.agent(registry.clone(), ctx.clone());
+            Box::pin(async move {
+                let mut agent = agent?;
+                let reply = agent.send(&prompt).await.map_err(|e| e.to_string())?;
+                Ok(
+                    json!({"answer": reply.text, "requests": reply.requests, "tool_calls": reply.tool_calls}),
+                )
+            })
+        })
+    }
+}
+
+/// One line describing a loop event (`None` for events not shown).
+pub fn describe_event(event: &AgentEvent<'_>) -> Option<String> {
+    match event {
+        AgentEvent::ToolCall(call) => {
+            let args = clip(&call.raw_arguments, 120);
+            Some(format!("  → {} {args}", call.name))
+        }
+        AgentEvent::ToolResult(outcome) => {
+            let verdict = if outcome.is_error { "error" } else { "ok" };
+            Some(format!(
+                "  ← {} {verdict} ({} ms): {}",
+                outcome.name,
+                outcome.elapsed.as_millis(),
+                clip(&outcome.content, 100)
+            ))
+        }
+        AgentEvent::Retry { wait, reason, .. } => Some(format!(
+            "  (retrying in {:.1} s: {})",
+            wait.as_secs_f64(),
+            clip(reason, 160)
+        )),
+        _ => None,
+    }
+}
+
+/// Token use of the conversation so far, in one line.
+pub fn usage_line(agent: &Agent) -> String {
+    let usage = agent.usage();
+    let sum = |f: fn(&optimclaw::agent::RequestUsage) -> Option<u64>| -> u64 {
+        usage.iter().filter_map(f).sum()
+    };
+    let mut line = format!(
+        "{} request(s): {} input tokens ({} cached), {} output tokens",
+        usage.len(),
+        sum(|u| u.input_tokens),
+        sum(|u| u.cached_input_tokens),
+        sum(|u| u.output_tokens)
+    );
+    if let Some(last) = usage.last()
+        && let (Some(sent), Some(eager)) = (last.tool_tokens, last.eager_tool_tokens)
+    {
+        line.push_str(&format!(
+            "; tools in the last request: {sent} tokens (all tools in full: {eager})"
+        ));
+    }
+    line
+}
+
+/// Answers one message: the reply on `out`, tool calls and usage on `log`.
+pub async fn once(
+    agent: &mut Agent,
+    message: &str,
+    out: &mut impl Write,
+    log: &mut impl Write,
+) -> Result<(), String> {
+    let reply = agent
+        .send_with(message, |e| {
+            if let Some(line) = describe_event(&e) {
+                let _ = writeln!(log, "{line}");
+            }
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    writeln!(out, "{}", reply.text).map_err(|e| e.to_string())?;
+    let _ = writeln!(log, "[{}]", usage_line(agent));
+    Ok(())
+}
+
+/// The interactive loop: one message a line from `lines`, until it ends or
+/// `/quit`. An error is shown and the conversation goes on. `busy` is set
+/// while a message is answered (cleared at the prompt).
+pub async fn interactive(
+    agent: &mut Agent,
+    mut lines: tokio::sync::mpsc::UnboundedReceiver<String>,
+    out: &mut impl Write,
+    log: &mut impl Write,
+    busy: &AtomicBool,
+) {
+    let model = agent.model();
+    let _ = writeln!(
+        log,
+        "optimclaw chat: {} at {} ({}). /usage shows tokens, /quit or Ctrl-D ends, Ctrl-C stops a turn.",
+        model.model, model.base_url, model.format
+    );
+    loop {
+        busy.store(false, Ordering::SeqCst);
+        let _ = write!(log, "› ");
+        let _ = log.flush();
+        let Some(line) = lines.recv().await else {
+            break;
+        };
+        busy.store(true, Ordering::SeqCst);
+        let line = line.trim();
+        match line {
+            "" => continue,
+            "/quit" | "/exit" => break,
+            "/usage" => {
+                let _ = writeln!(log, "{}", usage_line(agent));
+                continue;
+            }
+            _ => {}
+        }
+        if let Err(e) = once(agent, line, out, log).await {
+            let _ = writeln!(log, "error: {e}");
+        }
+    }
+}
+
+fn clip(text: &str, max: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    match flat.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &flat[..cut]),
+        None => flat,
+    }
+}
