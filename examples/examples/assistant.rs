@@ -15,8 +15,22 @@ use optimclaw::manifest::{ManifestOptions, load_manifest};
 use optimclaw::mcp::{McpClient, McpClientOptions, McpServer, load_servers_file};
 use optimclaw::provider::{Dialect, RenderOptions};
 use optimclaw::tokens::{Encoding, RequestTokens};
-use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext};
+use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext, ToolOrigin};
 use serde_json::{Value, json};
+
+/// `println!` that ends the program quietly when stdout is closed
+/// (`assistant report | head`).
+macro_rules! out {
+    () => {
+        out!("")
+    };
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(0);
+        }
+    }};
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -43,6 +57,9 @@ struct Cli {
     /// Import the tools of the MCP servers in this `mcpServers` JSON file as deferred `server__tool`s.
     #[arg(long = "mcp-config", global = true)]
     mcp_config: Option<PathBuf>,
+    /// Load WebAssembly tools from this folder [default: HOME/wasm] (needs `--features wasm`).
+    #[arg(long = "wasm-dir", global = true)]
+    wasm_dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -152,6 +169,35 @@ fn manifest_tools(paths: &[PathBuf]) -> Result<Vec<DynamicTool>, String> {
     Ok(tools)
 }
 
+/// The WebAssembly tools of `dir`, sandboxed (nothing granted); bad files
+/// are reported on stderr and skipped.
+#[cfg(feature = "wasm")]
+fn wasm_tools(dir: &std::path::Path) -> Result<Vec<DynamicTool>, String> {
+    let runtime = optimclaw::wasm::WasmRuntime::sandboxed()?;
+    let load = runtime.load_dir(dir);
+    for error in &load.errors {
+        eprintln!("warning: WASM tool skipped: {error}");
+    }
+    Ok(load.tools)
+}
+
+#[cfg(not(feature = "wasm"))]
+fn wasm_tools(dir: &std::path::Path) -> Result<Vec<DynamicTool>, String> {
+    let manifests = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .count();
+    if manifests > 0 {
+        eprintln!(
+            "warning: {manifests} WASM tool manifest(s) in {} ignored: this build has no WebAssembly runtime (build with `--features wasm`)",
+            dir.display()
+        );
+    }
+    Ok(Vec::new())
+}
+
 fn dialect(name: &str) -> Result<Dialect, String> {
     Dialect::from_name(name).ok_or_else(|| {
         let all: Vec<&str> = Dialect::ALL.iter().map(|d| d.name()).collect();
@@ -190,17 +236,30 @@ fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Result<
     let lazy_session = Session::with_lazy(registry.clone(), lazy.clone());
     let core = registry.tools().iter().filter(|t| t.is_core()).count();
     let deferred = registry.len() - core;
-    println!(
+    let wasm = registry
+        .tools()
+        .iter()
+        .filter(|t| matches!(t.origin(), ToolOrigin::Dynamic(from) if from.starts_with("wasm ")))
+        .count();
+    out!(
         "optimclaw assistant: what one request sends ({} dialect)",
         dialect.name()
     );
-    println!(
-        "catalog: {} tools ({core} core incl. tool_info, {deferred} deferred)\n",
+    let wasm_note = if wasm > 0 {
+        format!(", {wasm} of them WebAssembly")
+    } else {
+        String::new()
+    };
+    out!(
+        "catalog: {} tools ({core} core incl. tool_info, {deferred} deferred{wasm_note})\n",
         registry.len()
     );
-    println!(
+    out!(
         "{:<28}{:>8}{:>14}{:>14}",
-        "", "tools", "o200k_base", "cl100k_base"
+        "",
+        "tools",
+        "o200k_base",
+        "cl100k_base"
     );
     let mut rows = Vec::new();
     for encoding in Encoding::ALL {
@@ -211,28 +270,31 @@ fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Result<
     }
     let (e0, l0) = &rows[0];
     let (e1, l1) = &rows[1];
-    println!(
+    out!(
         "{:<28}{:>8}{:>14}{:>14}",
         "eager (every tool)",
         e0.tool_count,
         e0.total(),
         e1.total()
     );
-    println!(
+    out!(
         "{:<28}{:>8}{:>14}{:>14}",
         "lazy (core + tool_info)",
         l0.tool_count,
         l0.total(),
         l1.total()
     );
-    println!(
+    out!(
         "{:<28}{:>8}{:>14}{:>14}",
-        "  of which the note", "", l0.note, l1.note
+        "  of which the note",
+        "",
+        l0.note,
+        l1.note
     );
     let pct = |e: &RequestTokens, l: &RequestTokens| {
         100.0 * (1.0 - l.total() as f64 / e.total().max(1) as f64)
     };
-    println!(
+    out!(
         "{:<28}{:>8}{:>13.1}%{:>13.1}%",
         "reduction",
         "",
@@ -240,13 +302,13 @@ fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Result<
         pct(e1, l1)
     );
     if deferred > 0 {
-        println!(
+        out!(
             "\nlisting a deferred tool in the note costs {:.1} tokens (o200k_base) instead of {:.0} for its schema",
             l0.note as f64 / deferred as f64,
             (e0.total() as f64 - (l0.total() - l0.note) as f64) / deferred as f64
         );
     }
-    println!("the OptimClaw lazy-tools document claims about 13,000 -> 4,000 tokens (70 %)");
+    out!("the OptimClaw lazy-tools document claims about 13,000 -> 4,000 tokens (70 %)");
     Ok(())
 }
 
@@ -276,28 +338,28 @@ async fn demo(registry: &Registry, ctx: &ToolContext) -> Result<(), String> {
     let show = |step: &str, session: &Session| -> Result<(), String> {
         let prompt = session.prompt();
         let tokens = measure(session, Dialect::OpenAi, Encoding::O200kBase)?;
-        println!(
+        out!(
             "== {step}: {} tools, {} tokens (o200k_base, openai dialect)",
             prompt.tools.len(),
             tokens.total()
         );
-        println!("   tools: {}", prompt.tool_names().join(", "));
+        out!("   tools: {}", prompt.tool_names().join(", "));
         if let Some(note) = &prompt.note {
             let short: String = note.chars().take(160).collect();
-            println!("   note:  {short}…");
+            out!("   note:  {short}…");
         }
         Ok(())
     };
     show("request 1", &session)?;
-    println!("\n[scripted model] -> tool_info(query=\"job_create\")");
+    out!("\n[scripted model] -> tool_info(query=\"job_create\")");
     let answer = session
         .call("tool_info", json!({"query": "job_create"}), ctx)
         .await
         .map_err(|e| e.to_string())?;
     print_json(&answer);
-    println!();
+    out!();
     show("request 2", &session)?;
-    println!("\n[scripted model] -> job_create(prompt=\"Summarize today's news\", priority=3)");
+    out!("\n[scripted model] -> job_create(prompt=\"Summarize today's news\", priority=3)");
     let job = session
         .call(
             "job_create",
@@ -307,7 +369,7 @@ async fn demo(registry: &Registry, ctx: &ToolContext) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?;
     print_json(&job);
-    println!(
+    out!(
         "\n(the model's side is a fixed script; the session, tool_info and job_create ran for real)"
     );
     Ok(())
@@ -317,7 +379,7 @@ fn search(registry: &Registry, query: Option<String>, k: usize, batch: bool) -> 
     if !batch {
         let query = query.ok_or("give a query, or --batch to read JSON lines on stdin")?;
         for tool in registry.search(&query, k) {
-            println!("{}", tool.name());
+            out!("{}", tool.name());
         }
         return Ok(());
     }
@@ -333,7 +395,7 @@ fn search(registry: &Registry, query: Option<String>, k: usize, batch: bool) -> 
             .as_str()
             .ok_or_else(|| format!("input line without \"query\": {line}"))?;
         let names: Vec<&str> = registry.search(q, k).iter().map(|t| t.name()).collect();
-        println!("{}", json!({"id": req["id"], "results": names}));
+        out!("{}", json!({"id": req["id"], "results": names}));
     }
     Ok(())
 }
@@ -395,7 +457,9 @@ async fn run(cli: Cli) -> Result<(), String> {
     config.allow = cli.allow.clone();
     config.allow_private_networks = cli.allow_private;
     config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
-    let extra = manifest_tools(&cli.manifests)?;
+    let mut extra = manifest_tools(&cli.manifests)?;
+    let home = cli.home.clone().unwrap_or_else(AppConfig::default_home);
+    let wasm_dir = cli.wasm_dir.clone().unwrap_or_else(|| home.join("wasm"));
     let clients = match &cli.mcp_config {
         Some(path) => mcp_clients(path).await?,
         None => Vec::new(),
@@ -422,6 +486,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
         return search(&registry, query, max_results, batch);
     }
+    extra.extend(wasm_tools(&wasm_dir)?);
     let lazy = LazyConfig::from_env().map_err(|e| e.to_string())?;
     let registry = build_registry(lazy.clone(), &extra, &clients)?;
     let app = App::open(config)?;

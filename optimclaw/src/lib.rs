@@ -24,6 +24,8 @@ pub mod testing;
 #[cfg(feature = "tokens")]
 pub mod tokens;
 mod tool_info;
+#[cfg(feature = "wasm")]
+pub mod wasm;
 
 #[doc(hidden)]
 pub mod __private;
