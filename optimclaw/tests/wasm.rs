@@ -487,3 +487,42 @@ fn tempdir() -> TempDir {
     std::fs::create_dir_all(&path).unwrap();
     TempDir(path)
 }
+
+/// A WebAssembly tool served over MCP, called by an MCP client that never
+/// saw its schema in the (lazy) listing.
+#[cfg(feature = "mcp")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wasm_tool_is_served_over_mcp_like_any_other() {
+    use optimclaw::mcp::{McpClient, McpClientOptions, McpServer, ServerConfig};
+    let rt = WasmRuntime::sandboxed().unwrap();
+    let tool = rt.tool(manifest("echo_json"), ECHO.as_bytes(), Path::new(".")).unwrap();
+    let registry = Registry::builder()
+        .lazy(LazyConfig::lazy())
+        .tool(tool)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let server = McpServer::new(registry, ToolContext::new());
+    let serving = tokio::spawn(server.serve_http(listener, shutdown.clone()));
+    let config = ServerConfig {
+        url: Some(format!("http://{addr}/mcp")),
+        ..ServerConfig::default()
+    };
+    let client = McpClient::connect("wasm_node", config, McpClientOptions::default())
+        .await
+        .unwrap();
+    let found = client
+        .call("tool_info", json!({"query": "echo_json"}))
+        .await
+        .unwrap();
+    assert!(found.to_string().contains("echo_json"), "{found}");
+    let out = client
+        .call("echo_json", json!({"text": "over MCP"}))
+        .await
+        .unwrap();
+    assert!(out.to_string().contains("over MCP"), "{out}");
+    shutdown.cancel();
+    let _ = serving.await;
+}
