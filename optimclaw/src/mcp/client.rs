@@ -165,8 +165,10 @@ impl McpClient {
                         client_error(&self.name, format!("initialisation failed: {e}"))
                     })
                 } else if let Some(url) = &self.config.url {
-                    // reqwest is built without a TLS provider of its own: for
-                    // https, the program installs one (the assistant uses ring).
+                    // reqwest is built without a TLS provider of its own and
+                    // panics without one: ring is ours, unless the program
+                    // installed another first.
+                    let _ = rustls::crypto::ring::default_provider().install_default();
                     let transport =
                         rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
                     self.watcher.clone().serve(transport).await.map_err(|e| {
