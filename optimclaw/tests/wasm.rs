@@ -495,7 +495,9 @@ fn tempdir() -> TempDir {
 async fn a_wasm_tool_is_served_over_mcp_like_any_other() {
     use optimclaw::mcp::{McpClient, McpClientOptions, McpServer, ServerConfig};
     let rt = WasmRuntime::sandboxed().unwrap();
-    let tool = rt.tool(manifest("echo_json"), ECHO.as_bytes(), Path::new(".")).unwrap();
+    let tool = rt
+        .tool(manifest("echo_json"), ECHO.as_bytes(), Path::new("."))
+        .unwrap();
     let registry = Registry::builder()
         .lazy(LazyConfig::lazy())
         .tool(tool)
