@@ -37,6 +37,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{default_dotenv_path, read_dotenv};
 use crate::provider::{Dialect, RenderOptions, SchemaError};
+use crate::registry::json_type_name;
 use crate::{CallOptions, Session, ToolContext, ToolError, ToolErrorKind};
 
 /// The wire format of a model endpoint.
@@ -1111,21 +1112,11 @@ fn parse_arguments(raw: &str) -> Result<Value, String> {
     let raw = if raw.trim().is_empty() { "{}" } else { raw };
     match serde_json::from_str::<Value>(raw) {
         Ok(Value::Object(map)) => Ok(Value::Object(map)),
-        Ok(other) => Err(format!("got {}", kind_of(&other))),
+        Ok(other) => Err(format!("got {}", json_type_name(&other))),
         Err(e) => Err(format!("invalid JSON: {e}")),
     }
 }
 
-fn kind_of(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 fn count(value: Option<&Value>) -> Option<u64> {
     value.and_then(Value::as_u64)
