@@ -60,6 +60,12 @@ struct Cli {
     /// Load WebAssembly tools from this folder [default: HOME/wasm] (needs `--features wasm`).
     #[arg(long = "wasm-dir", global = true)]
     wasm_dir: Option<PathBuf>,
+    /// Let WASM tools whose manifest asks for this environment variable see it (repeatable).
+    #[arg(long = "wasm-grant-env", global = true)]
+    wasm_grant_env: Vec<String>,
+    /// Let WASM tools whose manifest asks for this folder (or one below it) see it (repeatable).
+    #[arg(long = "wasm-grant-dir", global = true)]
+    wasm_grant_dir: Vec<PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -169,20 +175,38 @@ fn manifest_tools(paths: &[PathBuf]) -> Result<Vec<DynamicTool>, String> {
     Ok(tools)
 }
 
-/// The WebAssembly tools of `dir`, sandboxed (nothing granted); bad files
-/// are reported on stderr and skipped.
+/// The WebAssembly tools of `dir`, sandboxed but for what `--wasm-grant-*`
+/// grants; bad files are reported on stderr and skipped.
 #[cfg(feature = "wasm")]
-fn wasm_tools(dir: &std::path::Path) -> Result<Vec<DynamicTool>, String> {
-    let runtime = optimclaw::wasm::WasmRuntime::sandboxed()?;
+fn wasm_tools(
+    dir: &std::path::Path,
+    grant_env: &[String],
+    grant_dirs: &[PathBuf],
+) -> Result<Vec<DynamicTool>, String> {
+    use optimclaw::wasm::{WasmGrants, WasmLimits, WasmRuntime};
+    let grants = WasmGrants {
+        env: grant_env.to_vec(),
+        dirs: grant_dirs.to_vec(),
+    };
+    let runtime = WasmRuntime::new(WasmLimits::default(), grants)?;
     let load = runtime.load_dir(dir);
     for error in &load.errors {
-        eprintln!("warning: WASM tool skipped: {error}");
+        let hint = if error.message.contains("not granted") {
+            "; grant it with --wasm-grant-env NAME or --wasm-grant-dir DIR"
+        } else {
+            ""
+        };
+        eprintln!("warning: WASM tool skipped: {error}{hint}");
     }
     Ok(load.tools)
 }
 
 #[cfg(not(feature = "wasm"))]
-fn wasm_tools(dir: &std::path::Path) -> Result<Vec<DynamicTool>, String> {
+fn wasm_tools(
+    dir: &std::path::Path,
+    _grant_env: &[String],
+    _grant_dirs: &[PathBuf],
+) -> Result<Vec<DynamicTool>, String> {
     let manifests = std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -460,6 +484,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     let mut extra = manifest_tools(&cli.manifests)?;
     let home = cli.home.clone().unwrap_or_else(AppConfig::default_home);
     let wasm_dir = cli.wasm_dir.clone().unwrap_or_else(|| home.join("wasm"));
+    let (grant_env, grant_dirs) = (cli.wasm_grant_env.clone(), cli.wasm_grant_dir.clone());
     let clients = match &cli.mcp_config {
         Some(path) => mcp_clients(path).await?,
         None => Vec::new(),
@@ -486,7 +511,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
         return search(&registry, query, max_results, batch);
     }
-    extra.extend(wasm_tools(&wasm_dir)?);
+    extra.extend(wasm_tools(&wasm_dir, &grant_env, &grant_dirs)?);
     let lazy = LazyConfig::from_env().map_err(|e| e.to_string())?;
     let registry = build_registry(lazy.clone(), &extra, &clients)?;
     let app = App::open(config)?;

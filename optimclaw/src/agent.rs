@@ -1117,7 +1117,6 @@ fn parse_arguments(raw: &str) -> Result<Value, String> {
     }
 }
 
-
 fn count(value: Option<&Value>) -> Option<u64> {
     value.and_then(Value::as_u64)
 }

@@ -442,7 +442,7 @@ impl WasmRuntime {
         for name in &asked.env {
             if !self.grants.env.iter().any(|g| g == name) {
                 return Err(format!(
-                    "the manifest asks for the environment variable {name}, which is not granted (grant it in the WASM settings)"
+                    "the manifest asks for the environment variable {name}, which is not granted (WasmGrants::env)"
                 ));
             }
             if let Ok(value) = std::env::var(name) {
@@ -462,7 +462,7 @@ impl WasmRuntime {
                 .any(|g| g.canonicalize().is_ok_and(|g| canonical.starts_with(g)));
             if !granted {
                 return Err(format!(
-                    "the manifest asks for the folder {}, which is not granted (grant it in the WASM settings)",
+                    "the manifest asks for the folder {}, which is not granted (WasmGrants::dirs)",
                     canonical.display()
                 ));
             }
