@@ -29,6 +29,7 @@ echo "== 3. tool_info speed at 1k and 10k tools, next to rank_bm25"
 
 echo "== 4. registry build and dispatch"
 cargo bench -q -p optimclaw-bench --bench dispatch 2>&1 | tee "$results/dispatch.txt"
+cargo bench -q -p optimclaw-bench --features wasm --bench wasm 2>&1 | tee "$results/wasm.txt"
 
 echo "== 6. peak RSS serving 10k tools, next to the Python SDK's server"
 "$py" bench/memory.py target/release/examples/assistant target/bench-corpora/serve-10k/tools.json | tee "$results/memory.jsonl"
