@@ -147,6 +147,9 @@ enum Command {
         /// Anthropic: the provider's own tool search instead of tool_info.
         #[arg(long)]
         native_deferral: bool,
+        /// Chat completions: tools in OpenAI's strict mode.
+        #[arg(long)]
+        strict: bool,
         /// Lazy loading on (default: OPTIMCLAW_LAZY_TOOLS).
         #[arg(long, conflicts_with = "eager")]
         lazy: bool,
@@ -607,6 +610,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             model,
             max_steps,
             native_deferral,
+            strict,
             lazy: lazy_flag,
             eager,
         } => {
@@ -614,6 +618,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             let mut settings = ChatSettings::from_env(&format, base_url, model, mode)?;
             settings.max_steps = max_steps;
             settings.native_deferral = native_deferral;
+            settings.strict = strict;
             let ctx = app.start(&registry);
             app.jobs
                 .set_prompt_runner(settings.prompt_runner(registry.clone(), ctx.clone()));

@@ -24,6 +24,8 @@ pub struct ChatSettings {
     pub max_steps: usize,
     /// Anthropic: the provider's own deferral instead of `tool_info`.
     pub native_deferral: bool,
+    /// Chat completions: tools in OpenAI's strict mode.
+    pub strict: bool,
     /// Lazy loading on or off for the conversation.
     pub lazy: LazyConfig,
 }
@@ -44,6 +46,7 @@ impl ChatSettings {
             model,
             max_steps: 12,
             native_deferral: false,
+            strict: false,
             lazy,
         })
     }
@@ -54,7 +57,8 @@ impl ChatSettings {
         let options = AgentOptions::default()
             .system(SYSTEM)
             .max_steps(self.max_steps)
-            .native_deferral(self.native_deferral);
+            .native_deferral(self.native_deferral)
+            .strict(self.strict);
         Ok(Agent::new(session, self.model.clone(), options)
             .map_err(|e| e.to_string())?
             .context(ctx))

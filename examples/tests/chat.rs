@@ -51,6 +51,7 @@ fn settings(base: &str) -> ChatSettings {
             .with_api_key(ApiKey::new("sk-x")),
         max_steps: 6,
         native_deferral: false,
+        strict: false,
         lazy: LazyConfig::lazy(),
     }
 }

@@ -279,6 +279,10 @@ pub struct AgentOptions {
     /// Anthropic only: send every tool with `defer_loading` plus the
     /// provider's tool-search tool instead of `tool_info` and the note.
     pub native_deferral: bool,
+    /// Chat completions only: send tools in OpenAI's strict mode (closed
+    /// objects, every field required, optional ones nullable), so the
+    /// arguments always match the schema.
+    pub strict: bool,
     /// A tool result longer than this many characters is cut (default
     /// 50,000), with a line saying how much was left out.
     pub max_result_chars: usize,
@@ -295,6 +299,7 @@ impl Default for AgentOptions {
             backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(60),
             native_deferral: false,
+            strict: false,
             max_result_chars: 50_000,
         }
     }
@@ -343,6 +348,13 @@ impl AgentOptions {
     #[must_use]
     pub fn native_deferral(mut self, on: bool) -> Self {
         self.native_deferral = on;
+        self
+    }
+
+    /// Sets [`strict`](Self::strict).
+    #[must_use]
+    pub fn strict(mut self, on: bool) -> Self {
+        self.strict = on;
         self
     }
 
@@ -674,6 +686,14 @@ impl Agent {
         self.cancel.clone()
     }
 
+    /// The dialect tools are rendered in.
+    fn dialect(&self) -> Dialect {
+        match self.model.format {
+            WireFormat::OpenAiChat if self.options.strict => Dialect::OpenAiStrict,
+            format => format.dialect(),
+        }
+    }
+
     /// Sends a user message and runs the loop until the model answers.
     pub async fn send(&mut self, message: &str) -> Result<Reply, AgentError> {
         self.send_with(message, |_| {}).await
@@ -710,7 +730,7 @@ impl Agent {
             }
             requests += 1;
             let rendered = self.session.render(
-                self.model.format.dialect(),
+                self.dialect(),
                 RenderOptions {
                     native_deferral: self.options.native_deferral
                         && self.model.format == WireFormat::AnthropicMessages,
@@ -791,7 +811,7 @@ impl Agent {
                 .session
                 .registry()
                 .prompt::<&str>(&crate::LazyConfig::eager(), &[])
-                .render(self.model.format.dialect(), RenderOptions::default())
+                .render(self.dialect(), RenderOptions::default())
                 .ok()
                 .map(|r| RequestTokens::measure(&r.tools, None, Encoding::O200kBase).total());
             self.eager_tool_tokens = Some(eager);

@@ -801,3 +801,40 @@ async fn anthropic_overloaded_is_retried_and_a_bad_request_is_not() {
     assert_eq!(replay.seen().len(), 3);
     assert_eq!(agent.transcript().len(), 3, "both user messages kept");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_strict_mode_sends_strict_tools_and_nulls_mean_absent() {
+    let replay = replay(vec![
+        openai_calls(&[(
+            "call_1",
+            "tool_info",
+            r#"{"query": "weather forecast", "max_results": null}"#,
+        )]),
+        openai_text("Done."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().strict(true));
+    agent.send("Find the weather tool.").await.unwrap();
+    let seen = replay.seen();
+    let tool_info = seen[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "tool_info")
+        .unwrap()
+        .clone();
+    assert_eq!(tool_info["function"]["strict"], true, "{tool_info}");
+    assert_eq!(
+        tool_info["function"]["parameters"]["additionalProperties"],
+        false
+    );
+    // `null` for an optional field is its default, not an error.
+    let result = &tool_messages(&seen[1].body)[0];
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("weather_forecast"),
+        "{result}"
+    );
+    replay.dump(WireFormat::OpenAiChat, "strict");
+}
