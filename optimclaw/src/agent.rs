@@ -887,11 +887,8 @@ impl Agent {
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let retry_after = retry_after(response.headers());
-                    match response.bytes().await {
-                        Err(err) => Failure::retry(
-                            format!("reading the reply failed: {}", describe_reqwest(&err)),
-                            None,
-                        ),
+                    match read_capped(response).await {
+                        Err(message) => Failure::retry(message, None),
                         Ok(bytes) => match self.classify(status, &bytes, retry_after) {
                             Ok(reply) => return Ok(reply),
                             Err(Err(fatal)) => return Err(fatal),
@@ -1031,6 +1028,34 @@ impl Failure {
         Failure {
             message,
             retry_after,
+        }
+    }
+}
+
+/// The largest reply read; a longer one is a failed attempt.
+const MAX_REPLY_BYTES: usize = 32 << 20;
+
+/// Reads a reply body, refusing one larger than [`MAX_REPLY_BYTES`].
+async fn read_capped(mut response: reqwest::Response) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > MAX_REPLY_BYTES {
+                    return Err(format!(
+                        "the reply is larger than {} MiB",
+                        MAX_REPLY_BYTES >> 20
+                    ));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(body),
+            Err(err) => {
+                return Err(format!(
+                    "reading the reply failed: {}",
+                    describe_reqwest(&err)
+                ));
+            }
         }
     }
 }

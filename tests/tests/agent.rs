@@ -838,3 +838,12 @@ async fn openai_strict_mode_sends_strict_tools_and_nulls_mean_absent() {
     );
     replay.dump(WireFormat::OpenAiChat, "strict");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_too_large_is_refused_not_buffered() {
+    let replay = replay(vec![status(200, &" ".repeat(33 << 20))]);
+    let options = options().retries(0, Duration::from_millis(10), Duration::from_secs(1));
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options);
+    let err = agent.send("Hi").await.unwrap_err();
+    assert!(err.to_string().contains("larger than 32 MiB"), "{err}");
+}
