@@ -34,7 +34,14 @@ fn shapes(
     /// Maybe a float.
     ratio: Option<f64>,
 ) -> usize {
-    text.len() + usize::from(count) + items.len() + usize::from(ratio.is_some())
+    let items = items.iter().fold(0usize, |n, i| {
+        n.wrapping_add(i.id as usize)
+            .wrapping_add(i.tags.as_ref().map_or(0, Vec::len))
+    });
+    text.len()
+        .wrapping_add(usize::from(count))
+        .wrapping_add(items)
+        .wrapping_add(usize::from(ratio.is_some()))
 }
 
 fn registry() -> &'static Registry {
