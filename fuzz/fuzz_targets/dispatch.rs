@@ -46,18 +46,28 @@ fn shapes(
 
 fn registry() -> &'static Registry {
     static R: OnceLock<Registry> = OnceLock::new();
-    R.get_or_init(|| Registry::builder().lazy(LazyConfig::lazy()).build().unwrap())
+    R.get_or_init(|| {
+        Registry::builder()
+            .lazy(LazyConfig::lazy())
+            .build()
+            .unwrap()
+    })
 }
 
 fn ready<F: Future>(f: F) -> Option<F::Output> {
-    match pin!(f).as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+    match pin!(f)
+        .as_mut()
+        .poll(&mut Context::from_waker(Waker::noop()))
+    {
         Poll::Ready(v) => Some(v),
         Poll::Pending => None,
     }
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(args) = serde_json::from_slice::<serde_json::Value>(data) else { return };
+    let Ok(args) = serde_json::from_slice::<serde_json::Value>(data) else {
+        return;
+    };
     let ctx = ToolContext::new();
     for name in ["shapes", "tool_info", "no_such_tool"] {
         let _ = ready(registry().call(name, args.clone(), &ctx));
