@@ -24,6 +24,14 @@ fn args() -> Value {
     json!({"text": "The quick brown fox jumps over the lazy dog."})
 }
 
+fn registry_of(tool: DynamicTool) -> Registry {
+    Registry::builder()
+        .without_linked()
+        .tool(tool)
+        .build()
+        .unwrap()
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -39,11 +47,7 @@ fn wasm_call(bencher: Bencher<'_, '_>) {
     let tool = wasm
         .tool(manifest(), ECHO.as_bytes(), Path::new("."))
         .unwrap();
-    let registry = Registry::builder()
-        .without_linked()
-        .tool(tool)
-        .build()
-        .unwrap();
+    let registry = registry_of(tool);
     let ctx = ToolContext::new();
     bencher.bench_local(|| {
         rt.block_on(registry.call("echo_args", black_box(args()), &ctx))
@@ -57,11 +61,7 @@ fn native_call(bencher: Bencher<'_, '_>) {
     let rt = runtime();
     let tool = DynamicTool::new("echo_args", "Echo.", json!({"type": "object"}))
         .handler(|_ctx, args: Value| async move { Ok(json!({"received": args})) });
-    let registry = Registry::builder()
-        .without_linked()
-        .tool(tool)
-        .build()
-        .unwrap();
+    let registry = registry_of(tool);
     let ctx = ToolContext::new();
     bencher.bench_local(|| {
         rt.block_on(registry.call("echo_args", black_box(args()), &ctx))
@@ -79,11 +79,7 @@ fn wasm_compile_and_call(bencher: Bencher<'_, '_>) {
         let tool = wasm
             .tool(manifest(), ECHO.as_bytes(), Path::new("."))
             .unwrap();
-        let registry = Registry::builder()
-            .without_linked()
-            .tool(tool)
-            .build()
-            .unwrap();
+        let registry = registry_of(tool);
         rt.block_on(registry.call("echo_args", black_box(args()), &ctx))
             .unwrap()
     });

@@ -45,6 +45,17 @@ fn call(id: &str, name: &str, args: Value) -> Value {
     ]})
 }
 
+/// The assistant in a temporary home, and its lazy catalog.
+fn catalog() -> (tempfile::TempDir, App, Registry) {
+    let home = tempfile::tempdir().unwrap();
+    let app = App::open(AppConfig::new(home.path())).unwrap();
+    let registry = Registry::builder()
+        .lazy(LazyConfig::lazy())
+        .build()
+        .unwrap();
+    (home, app, registry)
+}
+
 fn settings(base: &str) -> ChatSettings {
     ChatSettings {
         model: ModelConfig::new(WireFormat::OpenAiChat, base, "m")
@@ -67,12 +78,7 @@ async fn once_runs_catalog_tools_and_prints_the_answer_and_tool_lines() {
         call("c2", "calculate", json!({"expression": "(3 + 4) * 6"})),
         json!({"role": "assistant", "content": "It is 42."}),
     ]);
-    let home = tempfile::tempdir().unwrap();
-    let app = App::open(AppConfig::new(home.path())).unwrap();
-    let registry = Registry::builder()
-        .lazy(LazyConfig::lazy())
-        .build()
-        .unwrap();
+    let (_home, app, registry) = catalog();
     let mut agent = settings(&base).agent(registry, app.context()).unwrap();
     let (mut out, mut log) = (Vec::new(), Vec::new());
     chat::once(&mut agent, "What is (3+4)*6?", &mut out, &mut log)
@@ -103,12 +109,7 @@ async fn prompt_only_jobs_are_answered_by_the_model() {
     let (base, _seen) = model(vec![
         json!({"role": "assistant", "content": "Summary: all quiet."}),
     ]);
-    let home = tempfile::tempdir().unwrap();
-    let app = App::open(AppConfig::new(home.path())).unwrap();
-    let registry = Registry::builder()
-        .lazy(LazyConfig::lazy())
-        .build()
-        .unwrap();
+    let (_home, app, registry) = catalog();
     let ctx = app.context();
     let job = registry
         .call("job_create", json!({"prompt": "Summarize the day"}), &ctx)

@@ -770,14 +770,13 @@ impl Agent {
             self.measure_tools(&mut usage, &rendered.tools, rendered.system.as_deref());
             on_event(AgentEvent::Usage(&usage));
             self.usage.push(usage);
-            let calls = reply.calls.clone();
-            let text = reply.text.clone();
-            self.transcript.push(Turn::Assistant {
-                text: reply.text,
-                calls: reply.calls,
-                native: reply.native,
-            });
-            if calls.is_empty() {
+            if reply.calls.is_empty() {
+                let text = reply.text.clone();
+                self.transcript.push(Turn::Assistant {
+                    text: reply.text,
+                    calls: reply.calls,
+                    native: reply.native,
+                });
                 if reply.paused {
                     continue;
                 }
@@ -787,14 +786,19 @@ impl Agent {
                     tool_calls,
                 });
             }
-            tool_calls += calls.len();
-            for call in &calls {
+            tool_calls += reply.calls.len();
+            for call in &reply.calls {
                 on_event(AgentEvent::ToolCall(call));
             }
-            let outcomes = self.run_calls(&calls, &cancel).await;
+            let outcomes = self.run_calls(&reply.calls, &cancel).await;
             for outcome in &outcomes {
                 on_event(AgentEvent::ToolResult(outcome));
             }
+            self.transcript.push(Turn::Assistant {
+                text: reply.text,
+                calls: reply.calls,
+                native: reply.native,
+            });
             self.transcript.push(Turn::ToolResults(outcomes));
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
@@ -883,7 +887,7 @@ impl Agent {
                 .send()
                 .await
             {
-                Err(err) => Failure::retry(describe_reqwest(&err), None),
+                Err(err) => Failure::retry(describe_http_error(&err), None),
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let retry_after = retry_after(response.headers());
@@ -1053,7 +1057,7 @@ async fn read_capped(mut response: reqwest::Response) -> Result<Vec<u8>, String>
             Err(err) => {
                 return Err(format!(
                     "reading the reply failed: {}",
-                    describe_reqwest(&err)
+                    describe_http_error(&err)
                 ));
             }
         }
@@ -1125,9 +1129,13 @@ fn error_message(bytes: &[u8]) -> String {
         })
 }
 
-fn describe_reqwest(err: &reqwest::Error) -> String {
+/// A reqwest error as one line (what failed, then each cause), without the
+/// URL: its query may hold credentials.
+pub fn describe_http_error(err: &reqwest::Error) -> String {
     let mut msg = if err.is_timeout() {
         "the request timed out".to_owned()
+    } else if err.is_redirect() {
+        "a redirect was refused".to_owned()
     } else if err.is_connect() {
         "could not connect".to_owned()
     } else {

@@ -235,6 +235,8 @@ pub struct WasmLoad {
 #[derive(Clone)]
 pub struct WasmRuntime {
     engine: Engine,
+    /// WASI preview 1 linked once; every module is instantiated through it.
+    linker: Arc<Linker<State>>,
     limits: WasmLimits,
     grants: WasmGrants,
     compilations: Arc<AtomicUsize>,
@@ -270,8 +272,12 @@ impl WasmRuntime {
                 }
             })
             .map_err(|e| format!("the WebAssembly timer thread cannot start: {e}"))?;
+        let mut linker: Linker<State> = Linker::new(&engine);
+        p1::add_to_linker_sync(&mut linker, |s: &mut State| &mut s.wasi)
+            .map_err(|e| format!("WASI cannot be linked: {e}"))?;
         Ok(WasmRuntime {
             engine,
+            linker: Arc::new(linker),
             limits,
             grants,
             compilations: Arc::default(),
@@ -391,10 +397,8 @@ impl WasmRuntime {
             .map_err(|e| format!("not a valid WebAssembly module: {}", root_cause(&e)))?;
         self.compilations.fetch_add(1, Ordering::Relaxed);
         check_interface(&compiled)?;
-        let mut linker: Linker<State> = Linker::new(&self.engine);
-        p1::add_to_linker_sync(&mut linker, |s: &mut State| &mut s.wasi)
-            .map_err(|e| format!("WASI cannot be linked: {e}"))?;
-        let pre = linker
+        let pre = self
+            .linker
             .instantiate_pre(&compiled)
             .map_err(|e| format!("the module cannot be linked: {}", root_cause(&e)))?;
         let runner = Arc::new(Runner {
