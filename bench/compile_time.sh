@@ -3,13 +3,16 @@
 # same 200 tools with rmcp's `#[tool]` macro (rmcp from crates.io), each built
 # clean in release mode with its own target folder, in the same run; then the
 # crate alone again (dependencies built) after touching its source.
-# Usage: bash bench/compile_time.sh   (prints a markdown table)
+# Then a minimal user crate (one tool; only optimclaw, serde and schemars)
+# built clean in release mode, with the syn versions in its dependency tree.
+# Usage: bash bench/compile_time.sh   (prints two markdown tables)
+#        MINIMAL_ONLY=1 bash bench/compile_time.sh   (the minimal crate only)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out=target/compile-bench
 rm -rf "$out"
-mkdir -p "$out/optimclaw/src" "$out/rmcp/src"
+mkdir -p "$out/optimclaw/src" "$out/rmcp/src" "$out/minimal/src"
 N=${N:-200}
 
 cat > "$out/optimclaw/Cargo.toml" <<TOML
@@ -90,7 +93,42 @@ RS
   echo "impl ServerHandler for Server {}"
 } > "$out/rmcp/src/lib.rs"
 
+cat > "$out/minimal/Cargo.toml" <<TOML
+[package]
+name = "minimal-user"
+version = "0.1.0"
+edition = "2024"
+[dependencies]
+optimclaw = { path = "$root/optimclaw", default-features = false }
+serde = { version = "1", features = ["derive"] }
+schemars = "1"
+[workspace]
+TOML
+cat > "$out/minimal/src/lib.rs" <<'RS'
+//! One tool, as a new user writes it.
+use optimclaw::tool;
+
+/// Add two numbers.
+#[tool(core)]
+pub fn add(
+    /// The first number.
+    a: f64,
+    /// The second number.
+    b: f64,
+) -> f64 {
+    a + b
+}
+RS
+
 secs() { local s e; s=$(date +%s.%N); "$@" > /dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
+(cd "$out/minimal" && cargo fetch -q)
+minimal=$(cd "$out/minimal" && secs cargo build --release --offline)
+syns=$(cd "$out/minimal" && cargo tree -e normal,build --prefix none --offline | grep -o '^syn v[0-9.]*' | sort -u | tr '\n' ' ')
+echo "| minimal user crate (optimclaw + serde + schemars, 1 tool) | clean release build | syn in its tree |"
+echo "|---|---|---|"
+printf '| %s | %.1f s | %s|\n\n' "minimal-user" "$minimal" "$syns"
+[ -n "${MINIMAL_ONLY:-}" ] && exit 0
+
 declare -A clean crate
 for fw in optimclaw rmcp; do
   (cd "$out/$fw" && cargo fetch -q)

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod chat;
+pub mod cli;
 pub mod jobs;
 pub mod memory;
 pub mod net;

@@ -294,16 +294,77 @@ pub fn doc_parts(attrs: &[syn::Attribute]) -> Vec<DocPart> {
         .collect()
 }
 
-/// Joins doc lines into a description: trailing blanks trimmed, lines kept.
+/// Joins doc lines into a description the way rustdoc reads them: the
+/// lines of one paragraph join with a space (no hard wraps reach a model),
+/// a blank line separates paragraphs, and lines that start a block of their
+/// own (list items, headings, quotes, table rows, fenced code) keep their
+/// line breaks.
 pub fn join_docs(parts: &[DocPart]) -> Option<String> {
-    let text: Vec<&str> = parts
-        .iter()
-        .filter_map(|p| match p {
-            DocPart::Text(t) => Some(t.trim_end()),
-            DocPart::Expr(_) => None,
-        })
-        .collect();
-    let joined = text.join("\n");
-    let trimmed = joined.trim();
-    (!trimmed.is_empty()).then(|| trimmed.to_owned())
+    let lines = parts.iter().filter_map(|p| match p {
+        DocPart::Text(t) => Some(t.as_str()),
+        DocPart::Expr(_) => None,
+    });
+    let text = unwrap_paragraphs(lines);
+    (!text.is_empty()).then_some(text)
+}
+
+/// See [`join_docs`]; one entry per doc line.
+pub fn unwrap_paragraphs<'a>(lines: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    let mut in_fence = false;
+    let mut blank = false;
+    // The previous line must stay alone on its line (heading, table row,
+    // fence, a line ending in a Markdown hard break).
+    let mut alone = false;
+    for raw in lines {
+        // Doc literals may hold several lines (`#[doc = "a\nb"]`).
+        for line in raw.split('\n') {
+            let line = line.trim_end();
+            let start = line.trim_start();
+            let fence = start.starts_with("```") || start.starts_with("~~~");
+            if in_fence && !fence {
+                out.push('\n');
+                out.push_str(line);
+                continue;
+            }
+            if start.is_empty() {
+                blank = !out.is_empty();
+                continue;
+            }
+            if !out.is_empty() {
+                if blank {
+                    out.push_str("\n\n");
+                } else if fence || alone || starts_block(start) {
+                    out.push('\n');
+                } else {
+                    out.push(' ');
+                }
+            }
+            let keep_indent = fence || starts_block(start);
+            out.push_str(if keep_indent && !out.is_empty() {
+                line
+            } else {
+                start
+            });
+            blank = false;
+            alone = fence
+                || start.starts_with('#')
+                || start.starts_with('|')
+                || raw.ends_with("  ")
+                || start.ends_with('\\');
+            if fence {
+                in_fence = !in_fence;
+            }
+        }
+    }
+    out.trim().to_owned()
+}
+
+/// Whether a Markdown line opens a block of its own.
+fn starts_block(line: &str) -> bool {
+    let bullet = ["- ", "* ", "+ "].iter().any(|b| line.starts_with(b));
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    let numbered =
+        digits > 0 && (line[digits..].starts_with(". ") || line[digits..].starts_with(") "));
+    bullet || numbered || line.starts_with('#') || line.starts_with('>') || line.starts_with('|')
 }

@@ -95,7 +95,7 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         .map(|(i, p)| {
             let ident = p.ident.expect("validated: parameters are plain names");
             let ty = p.ty;
-            let attrs = &p.field_attrs;
+            let attrs = field_attrs(&p.field_attrs);
             let rename = p
                 .attr
                 .rename
@@ -258,4 +258,25 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
             }
         };
     }
+}
+
+/// A parameter's attributes for its generated field, with its doc lines
+/// joined into one paragraph-aware description (schemars keeps every line
+/// break of a doc comment otherwise). Docs that are not all literals
+/// (`#[doc = include_str!(..)]`) are passed on as written.
+fn field_attrs(attrs: &[&syn::Attribute]) -> Vec<TokenStream> {
+    let (docs, others): (Vec<&syn::Attribute>, Vec<&syn::Attribute>) =
+        attrs.iter().partition(|a| a.path().is_ident("doc"));
+    let owned: Vec<syn::Attribute> = docs.iter().map(|a| (*a).clone()).collect();
+    let parts = attr::doc_parts(&owned);
+    let all_text = parts.iter().all(|p| matches!(p, attr::DocPart::Text(_)));
+    let mut out: Vec<TokenStream> = others.iter().map(|a| quote!(#a)).collect();
+    if all_text {
+        if let Some(text) = attr::join_docs(&parts) {
+            out.push(quote!(#[doc = #text]));
+        }
+    } else {
+        out.extend(docs.iter().map(|a| quote!(#a)));
+    }
+    out
 }

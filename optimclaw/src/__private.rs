@@ -8,18 +8,15 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::ToolError;
-pub use crate::schema::schema_for;
+use crate::error::ToolError;
+pub use crate::schema::{json_type_name, schema_for};
 pub use ::{inventory, schemars, serde, serde_json};
 
 #[cfg(feature = "linkme")]
 pub use ::linkme;
 
-/// The distributed slice tools register into under the `linkme` feature.
 #[cfg(feature = "linkme")]
-#[allow(unsafe_code)]
-#[linkme::distributed_slice]
-pub static TOOLS: [crate::ToolDescriptor];
+pub use crate::descriptor::TOOLS;
 
 #[cfg(not(feature = "linkme"))]
 #[doc(hidden)]
@@ -57,7 +54,7 @@ pub fn decode_args<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
                 String::new(),
                 format!(
                     "expected a JSON object of named arguments, got {}",
-                    crate::registry::json_type_name(&other)
+                    json_type_name(&other)
                 ),
             ));
         }

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::ToolError;
-use crate::registry::Registry;
+use crate::error::ToolError;
 
 type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
@@ -31,7 +30,10 @@ pub struct ToolContext {
     /// Behind an `Arc`: cloning a `CancellationToken` takes a lock, and a
     /// context is cloned for every call.
     cancel: Arc<CancellationToken>,
-    registry: Option<Registry>,
+    /// The registry that dispatched the call, kept as `dyn Any` so this
+    /// module stays below the registry (`ToolContext::registry`, in the
+    /// registry's module, gives it its type back).
+    dispatcher: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl ToolContext {
@@ -85,13 +87,12 @@ impl ToolContext {
         Arc::clone(&self.cancel)
     }
 
-    /// The registry that dispatched the current call, if any.
-    pub fn registry(&self) -> Option<&Registry> {
-        self.registry.as_ref()
+    pub(crate) fn dispatcher(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.dispatcher.as_ref()
     }
 
-    pub(crate) fn with_registry(mut self, registry: Registry) -> Self {
-        self.registry = Some(registry);
+    pub(crate) fn with_dispatcher(mut self, dispatcher: Arc<dyn Any + Send + Sync>) -> Self {
+        self.dispatcher = Some(dispatcher);
         self
     }
 }
@@ -101,7 +102,7 @@ impl fmt::Debug for ToolContext {
         f.debug_struct("ToolContext")
             .field("values", &self.values.len())
             .field("cancelled", &self.cancel.is_cancelled())
-            .field("registry", &self.registry.is_some())
+            .field("registry", &self.dispatcher.is_some())
             .finish()
     }
 }

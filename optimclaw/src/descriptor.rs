@@ -1,4 +1,5 @@
-//! The `'static` description of a tool that `#[tool]` generates.
+//! The `'static` description of a tool that `#[tool]` generates, and how
+//! the descriptors of a binary are collected (inventory, or a linkme slice).
 
 use std::fmt;
 use std::future::Future;
@@ -6,7 +7,8 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
-use crate::{ToolContext, ToolError};
+use crate::context::ToolContext;
+use crate::error::ToolError;
 
 /// The future a tool call returns.
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Send + 'static>>;
@@ -80,6 +82,12 @@ impl fmt::Debug for ToolDescriptor {
 #[cfg(not(feature = "linkme"))]
 inventory::collect!(ToolDescriptor);
 
+/// The distributed slice tools register into under the `linkme` feature.
+#[cfg(feature = "linkme")]
+#[allow(unsafe_code)]
+#[linkme::distributed_slice]
+pub static TOOLS: [ToolDescriptor];
+
 /// Every tool linked into this binary with `#[tool]`, in link order.
 pub fn linked_tools() -> impl Iterator<Item = &'static ToolDescriptor> {
     #[cfg(not(feature = "linkme"))]
@@ -88,6 +96,6 @@ pub fn linked_tools() -> impl Iterator<Item = &'static ToolDescriptor> {
     }
     #[cfg(feature = "linkme")]
     {
-        crate::__private::TOOLS.iter()
+        TOOLS.iter()
     }
 }

@@ -7,6 +7,7 @@ extern crate self as optimclaw;
 
 #[cfg(feature = "agent")]
 pub mod agent;
+mod call;
 pub mod config;
 mod context;
 mod descriptor;
@@ -23,6 +24,7 @@ mod session;
 pub mod testing;
 #[cfg(feature = "tokens")]
 pub mod tokens;
+mod tool;
 mod tool_info;
 #[cfg(feature = "wasm")]
 pub mod wasm;
@@ -30,15 +32,14 @@ pub mod wasm;
 #[doc(hidden)]
 pub mod __private;
 
+pub use call::{CallOptions, MAX_ARGUMENT_DEPTH};
 pub use config::{ConfigError, LazyConfig};
 pub use context::ToolContext;
 pub use descriptor::{CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolKind, linked_tools};
 pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use optimclaw_macros::tool;
 pub use prompt::Prompt;
-pub use registry::{
-    CallOptions, DynamicTool, Registry, RegistryBuilder, Tool, ToolHandler, ToolOrigin,
-    is_valid_tool_name,
-};
+pub use registry::{Registry, RegistryBuilder};
 pub use session::Session;
+pub use tool::{DynamicTool, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
 pub use tool_info::{ToolInfoAnswer, ToolInfoEntry};

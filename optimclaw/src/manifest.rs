@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::descriptor::ToolKind;
-use crate::registry::{DynamicTool, is_valid_tool_name};
+use crate::tool::{DynamicTool, is_valid_tool_name};
 
 /// How manifest tools are imported.
 #[derive(Clone, Debug)]

@@ -6,10 +6,9 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::config::LazyConfig;
-use crate::registry::{Registry, Tool};
-
-/// The name of the discovery tool.
-pub const TOOL_INFO: &str = "tool_info";
+use crate::registry::Registry;
+pub use crate::tool::TOOL_INFO;
+use crate::tool::Tool;
 
 /// The note's fixed opening, as in the OptimClaw lazy-tools document.
 pub const NOTE_PREFIX: &str = "Additional tools available (use tool_info to load): ";

@@ -160,3 +160,15 @@ pub fn is_required(schema: &Value, name: &str) -> bool {
         .and_then(Value::as_array)
         .is_some_and(|r| r.iter().any(|v| v.as_str() == Some(name)))
 }
+
+/// The JSON type of a value, for error messages ("a string", "an array").
+pub fn json_type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

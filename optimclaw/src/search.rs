@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde_json::Value;
 
-use crate::registry::Tool;
+use crate::tool::Tool;
 
 /// Field weights of BM25F. Names say the most about a tool; parameter
 /// descriptions the least.

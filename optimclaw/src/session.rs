@@ -5,9 +5,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
+use crate::call::CallOptions;
 use crate::config::LazyConfig;
-use crate::prompt::{Prompt, TOOL_INFO, canonical_spec};
-use crate::{CallOptions, Registry, ToolContext, ToolError, ToolErrorKind};
+use crate::context::ToolContext;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::prompt::{Prompt, canonical_spec};
+use crate::registry::Registry;
+use crate::tool::TOOL_INFO;
 
 /// One conversation with a model.
 ///
@@ -111,15 +115,6 @@ impl Session {
     pub fn prompt(&self) -> Prompt<'_> {
         let loaded = self.loaded();
         self.inner.registry.prompt(&self.inner.lazy, &loaded)
-    }
-
-    /// The next request's tools and system text in a provider dialect.
-    pub fn render(
-        &self,
-        dialect: crate::provider::Dialect,
-        options: crate::provider::RenderOptions,
-    ) -> Result<crate::provider::Rendered, crate::provider::SchemaError> {
-        self.prompt().render(dialect, options)
     }
 
     /// Calls a tool in this session.

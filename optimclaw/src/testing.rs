@@ -15,8 +15,9 @@
 // The example above is the test users copy into their crates.
 #![allow(clippy::test_attr_in_doctest)]
 
+use crate::error::RegistryError;
 use crate::provider::{Dialect, tool_spec};
-use crate::{Registry, RegistryError};
+use crate::registry::Registry;
 
 /// Checks every linked tool for every provider dialect; returns every
 /// problem found. See [`check_tools_for`].

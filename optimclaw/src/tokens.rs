@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use crate::Registry;
 use crate::config::LazyConfig;
+use crate::registry::Registry;
 
 /// A tokenizer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

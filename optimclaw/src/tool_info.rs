@@ -5,9 +5,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::prompt::TOOL_INFO;
-use crate::registry::{Registry, Tool};
-use crate::{ToolContext, ToolError, tool};
+use crate::context::ToolContext;
+use crate::error::ToolError;
+use crate::registry::Registry;
+use crate::tool::{TOOL_INFO, Tool};
+use optimclaw_macros::tool;
 
 /// Longest accepted query, in characters.
 pub const MAX_QUERY_CHARS: usize = 1024;

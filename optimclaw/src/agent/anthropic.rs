@@ -111,7 +111,7 @@ pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
                     arguments: if input.is_object() {
                         Ok(input)
                     } else {
-                        Err(format!("got {}", crate::registry::json_type_name(&input)))
+                        Err(format!("got {}", crate::schema::json_type_name(&input)))
                     },
                 });
             }

@@ -14,9 +14,9 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 
+use crate::error::{ToolError, ToolErrorKind};
 use crate::manifest::cap_description;
-use crate::registry::{DynamicTool, is_valid_tool_name};
-use crate::{ToolError, ToolErrorKind};
+use crate::tool::{DynamicTool, is_valid_tool_name};
 
 /// One entry of the common `mcpServers` config shape.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]

@@ -11,9 +11,13 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::prompt::TOOL_INFO;
+use crate::config::LazyConfig;
+use crate::context::ToolContext;
+use crate::error::ToolErrorKind;
 use crate::provider::{Dialect, RenderOptions};
-use crate::{LazyConfig, Registry, Session, ToolContext, ToolErrorKind};
+use crate::registry::Registry;
+use crate::session::Session;
+use crate::tool::TOOL_INFO;
 
 /// What every connection of a server shares.
 struct Shared {

@@ -40,6 +40,12 @@
 //!
 //! Modules are compiled once, when loaded; calls instantiate the compiled
 //! module.
+//!
+//! Files: the runtime and its limits here, the manifest format in
+//! `manifest.rs`, and one call in its sandbox in `run.rs`.
+
+mod manifest;
+mod run;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -47,23 +53,20 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::Value;
-use wasmtime::{
-    Config, Engine, ExternType, InstancePre, Linker, Module, ResourceLimiter, Store, Trap,
-};
-use wasmtime_wasi::p1::{self, WasiP1Ctx};
-use wasmtime_wasi::p2::pipe::{MemoryInputPipe, MemoryOutputPipe};
-use wasmtime_wasi::{FsPerms, I32Exit, WasiCtxBuilder};
+use wasmtime::{Config, Engine, ExternType, Linker, Module};
+use wasmtime_wasi::p1::{self};
 
-use crate::{DynamicTool, ToolError, ToolErrorKind, is_valid_tool_name};
+use crate::error::ToolError;
+use crate::tool::{DynamicTool, is_valid_tool_name};
 
 /// The import module every allowed import comes from.
 const WASI_MODULE: &str = "wasi_snapshot_preview1";
 /// How often the wall-clock deadline is checked.
 const TICK: Duration = Duration::from_millis(10);
-/// What is kept of a module's stderr for an error message.
-const STDERR_CAP: usize = 4096;
+
+pub use manifest::{DirRequest, ManifestLimits, Permissions, WasmManifest};
+use run::{Runner, Sandbox, State, root_cause};
 
 /// Per-call limits: the most any module gets (a manifest may lower them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,82 +148,6 @@ impl fmt::Display for WasmError {
 }
 
 impl std::error::Error for WasmError {}
-
-/// The manifest beside a module.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WasmManifest {
-    /// Tool name (`^[a-zA-Z0-9_-]{1,64}$`).
-    pub name: String,
-    /// What the tool does, for the model.
-    pub description: String,
-    /// Extra search words.
-    #[serde(default)]
-    pub keywords: Vec<String>,
-    /// JSON schema of the arguments (an object schema).
-    #[serde(alias = "inputSchema", alias = "parameters")]
-    pub input_schema: Value,
-    /// JSON schema of the result.
-    #[serde(default, alias = "outputSchema")]
-    pub output_schema: Option<Value>,
-    /// The module file, relative to the manifest (default: same stem,
-    /// `.wasm`, else `.wat`).
-    #[serde(default)]
-    pub module: Option<String>,
-    /// Hex SHA-256 the module file must have.
-    #[serde(default)]
-    pub sha256: Option<String>,
-    /// What the module asks to see.
-    #[serde(default)]
-    pub permissions: Permissions,
-    /// Lower limits for this module.
-    #[serde(default)]
-    pub limits: ManifestLimits,
-}
-
-/// Access a manifest asks for.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Permissions {
-    /// Environment variables.
-    #[serde(default)]
-    pub env: Vec<String>,
-    /// Folders.
-    #[serde(default)]
-    pub dirs: Vec<DirRequest>,
-    /// Network access: never available to WASI preview 1 modules; `true`
-    /// fails loading with a message saying so.
-    #[serde(default)]
-    pub network: bool,
-}
-
-/// A folder a manifest asks for.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DirRequest {
-    /// Host folder, relative to the manifest or absolute.
-    pub host: String,
-    /// Where the module sees it (default: same as `host`).
-    #[serde(default)]
-    pub guest: Option<String>,
-    /// Writable (default read-only).
-    #[serde(default)]
-    pub write: bool,
-}
-
-/// Limits a manifest sets for itself (each at most the runtime's).
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ManifestLimits {
-    /// Memory in MiB.
-    pub memory_mb: Option<u64>,
-    /// Fuel.
-    pub fuel: Option<u64>,
-    /// Time in milliseconds.
-    pub timeout_ms: Option<u64>,
-    /// Stdout bytes.
-    pub max_output_bytes: Option<usize>,
-}
 
 /// Tools loaded from a folder, and the files that failed.
 #[derive(Debug, Default)]
@@ -496,6 +423,20 @@ impl WasmRuntime {
 }
 
 /// `_start` exported with no parameters or results; every import from WASI.
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    use std::fmt::Write;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .fold(String::with_capacity(64), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// Refuses a module that imports from anything but WASI preview 1 or
+/// has no `_start`.
 fn check_interface(module: &Module) -> Result<(), String> {
     for import in module.imports() {
         if import.module() != WASI_MODULE {
@@ -511,201 +452,4 @@ fn check_interface(module: &Module) -> Result<(), String> {
         Some(_) => Err("the module's `_start` export is not a function without parameters or results".into()),
         None => Err("the module exports no `_start`: a tool module must be a WASI command (read JSON on stdin, write JSON on stdout)".into()),
     }
-}
-
-struct Sandbox {
-    env: Vec<(String, String)>,
-    dirs: Vec<(PathBuf, String, bool)>,
-    limits: WasmLimits,
-}
-
-struct State {
-    wasi: WasiP1Ctx,
-    memory: MemoryLimit,
-}
-
-struct MemoryLimit {
-    max: usize,
-}
-
-impl ResourceLimiter for MemoryLimit {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        if desired > self.max {
-            return Err(wasmtime::format_err!(
-                "the module needs {} MiB of memory; the limit is {} MiB",
-                desired.div_ceil(1 << 20),
-                self.max >> 20
-            ));
-        }
-        Ok(true)
-    }
-
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        Ok(desired <= 1_000_000)
-    }
-}
-
-struct Runner {
-    engine: Engine,
-    pre: InstancePre<State>,
-    name: String,
-    sandbox: Sandbox,
-}
-
-impl Runner {
-    fn call(&self, args: &Value) -> Result<Value, ToolError> {
-        let limits = self.sandbox.limits;
-        // One byte over the cap tells a full answer from a cut one.
-        let stdout = MemoryOutputPipe::new(limits.max_output_bytes.saturating_add(1));
-        let stderr = MemoryOutputPipe::new(STDERR_CAP);
-        let mut wasi = WasiCtxBuilder::new();
-        wasi.stdin(MemoryInputPipe::new(args.to_string()))
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
-            .arg(&self.name);
-        for (k, v) in &self.sandbox.env {
-            wasi.env(k, v);
-        }
-        for (host, guest, write) in &self.sandbox.dirs {
-            let perms = if *write {
-                FsPerms::ReadWrite
-            } else {
-                FsPerms::ReadOnly
-            };
-            wasi.preopened_dir(host, guest, perms)
-                .map_err(|e| ToolError::new(format!("cannot open {}: {e}", host.display())))?;
-        }
-        let memory_max = usize::try_from(limits.memory_bytes).unwrap_or(usize::MAX);
-        let mut store = Store::new(
-            &self.engine,
-            State {
-                wasi: wasi.build_p1(),
-                memory: MemoryLimit { max: memory_max },
-            },
-        );
-        store.limiter(|s| &mut s.memory);
-        store
-            .set_fuel(limits.fuel)
-            .map_err(|e| ToolError::new(format!("fuel cannot be set: {e}")))?;
-        let ticks = (limits.timeout.as_millis() / TICK.as_millis()).max(1);
-        store.set_epoch_deadline(u64::try_from(ticks).unwrap_or(u64::MAX));
-        let outcome = self
-            .pre
-            .instantiate(&mut store)
-            .and_then(|instance| instance.get_typed_func::<(), ()>(&mut store, "_start"))
-            .and_then(|start| start.call(&mut store, ()));
-        let exit = match outcome {
-            Ok(()) => 0,
-            Err(e) => {
-                if let Some(exit) = e.downcast_ref::<I32Exit>() {
-                    exit.0
-                } else {
-                    return Err(self.trapped(&e, limits, &stdout));
-                }
-            }
-        };
-        let stderr_text = String::from_utf8_lossy(&stderr.contents())
-            .trim()
-            .to_owned();
-        if exit != 0 {
-            let detail = if stderr_text.is_empty() {
-                "(nothing on stderr)".to_owned()
-            } else {
-                stderr_text
-            };
-            return Err(ToolError::new(format!(
-                "`{}` exited with status {exit}: {detail}",
-                self.name
-            )));
-        }
-        let out = stdout.contents();
-        if out.len() > limits.max_output_bytes {
-            return Err(self.flooded(limits));
-        }
-        serde_json::from_slice::<Value>(&out).map_err(|e| {
-            let start: String = String::from_utf8_lossy(&out).chars().take(80).collect();
-            ToolError::new(format!(
-                "`{}` did not print one JSON value on stdout ({e}); it began: {start:?}",
-                self.name
-            ))
-        })
-    }
-
-    fn trapped(
-        &self,
-        err: &wasmtime::Error,
-        limits: WasmLimits,
-        stdout: &MemoryOutputPipe,
-    ) -> ToolError {
-        let name = &self.name;
-        let message = match err.downcast_ref::<Trap>() {
-            Some(Trap::OutOfFuel) => format!(
-                "`{name}` ran out of fuel ({} units) and was stopped: it loops or does too much work",
-                limits.fuel
-            ),
-            Some(Trap::Interrupt) => {
-                return ToolError::with_kind(
-                    ToolErrorKind::Timeout,
-                    format!(
-                        "`{name}` did not finish within {:.1} s and was stopped",
-                        limits.timeout.as_secs_f64()
-                    ),
-                );
-            }
-            Some(trap) => format!("`{name}` trapped: {trap}"),
-            None => {
-                let cause = root_cause(err);
-                if cause.contains("write beyond capacity")
-                    || stdout.contents().len() > limits.max_output_bytes
-                {
-                    return self.flooded(limits);
-                }
-                format!("`{name}` failed: {cause}")
-            }
-        };
-        ToolError::with_kind(ToolErrorKind::Failed, message)
-    }
-}
-
-impl Runner {
-    fn flooded(&self, limits: WasmLimits) -> ToolError {
-        ToolError::with_kind(
-            ToolErrorKind::Failed,
-            format!(
-                "`{}` wrote more than {} bytes on stdout; the output was dropped",
-                self.name, limits.max_output_bytes
-            ),
-        )
-    }
-}
-
-/// The innermost message of an error chain.
-fn root_cause(err: &wasmtime::Error) -> String {
-    let mut text = err.to_string();
-    for cause in err.chain() {
-        text = cause.to_string();
-    }
-    text
-}
-
-/// Hex SHA-256, for the manifest's `sha256` check.
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    use std::fmt::Write;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .fold(String::with_capacity(64), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
 }

@@ -1,0 +1,77 @@
+//! `serve`: the catalog over MCP, on stdio or streamable HTTP, rebuilt
+//! and re-announced when an imported server's tools change.
+
+use std::sync::Arc;
+
+use optimclaw::mcp::{McpClient, McpServer};
+use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
+
+use super::tools::build_registry;
+
+/// What `serve` needs besides the registry.
+pub struct ServeOptions {
+    /// Streamable HTTP on this address instead of stdio.
+    pub http: Option<String>,
+    /// What MCP clients are sent (lazy or eager).
+    pub mode: LazyConfig,
+    /// The registry's own setting, for rebuilds.
+    pub lazy: LazyConfig,
+    /// Manifest and WebAssembly tools, for rebuilds.
+    pub extra: Vec<DynamicTool>,
+    /// Imported MCP servers.
+    pub clients: Vec<Arc<McpClient>>,
+}
+
+/// Serves until stdin closes (stdio) or Ctrl-C (HTTP).
+pub async fn serve(
+    registry: Registry,
+    ctx: ToolContext,
+    options: ServeOptions,
+) -> Result<(), String> {
+    let ServeOptions {
+        http,
+        mode,
+        lazy,
+        extra,
+        clients,
+    } = options;
+    let server = McpServer::with_lazy(registry, mode, ctx).named("optimclaw-assistant");
+    // An imported server's tools changed: rebuild and tell our clients.
+    for client in &clients {
+        let (client, all, server, lazy, extra) = (
+            client.clone(),
+            clients.clone(),
+            server.clone(),
+            lazy.clone(),
+            extra.clone(),
+        );
+        tokio::spawn(async move {
+            while client.next_change().await.is_ok() {
+                match build_registry(lazy.clone(), &extra, &all) {
+                    Ok(registry) => server.set_registry(registry).await,
+                    Err(e) => eprintln!("warning: the refreshed tools are invalid: {e}"),
+                }
+            }
+        });
+    }
+    match http {
+        None => server.serve_stdio().await.map_err(|e| e.to_string()),
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(&addr)
+                .await
+                .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
+            let local = listener.local_addr().map_err(|e| e.to_string())?;
+            eprintln!("serving MCP (streamable HTTP) on http://{local}/mcp; Ctrl-C stops");
+            let shutdown = tokio_util::sync::CancellationToken::new();
+            let stop = shutdown.clone();
+            tokio::spawn(async move {
+                let _ = tokio::signal::ctrl_c().await;
+                stop.cancel();
+            });
+            server
+                .serve_http(listener, shutdown)
+                .await
+                .map_err(|e| e.to_string())
+        }
+    }
+}

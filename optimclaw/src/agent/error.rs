@@ -1,0 +1,104 @@
+//! What can go wrong talking to a model.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::provider::SchemaError;
+
+/// What went wrong talking to the model. The transcript is kept whatever
+/// the error.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// No key configured for the provider's own endpoint.
+    MissingKey {
+        /// The variable to set.
+        variable: &'static str,
+        /// The `.env` file also read.
+        dotenv: Option<PathBuf>,
+    },
+    /// A setting is wrong.
+    Config(String),
+    /// The endpoint refused the key (401/403).
+    Auth {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint's message (key removed).
+        message: String,
+        /// The variable holding the key.
+        variable: &'static str,
+    },
+    /// The endpoint refused the request (another 4xx).
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint's message.
+        message: String,
+    },
+    /// Retries ran out on 429s, 5xx, network errors or malformed replies.
+    Unavailable {
+        /// The last failure.
+        message: String,
+        /// Requests made.
+        attempts: u32,
+    },
+    /// The model was still calling tools after this many requests.
+    StepLimit {
+        /// The limit.
+        steps: usize,
+    },
+    /// [`CancelHandle::cancel`] was called.
+    Cancelled,
+    /// A tool cannot be described in the wire format's dialect.
+    Schema(SchemaError),
+}
+
+impl fmt::Display for AgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentError::MissingKey { variable, dotenv } => {
+                write!(f, "no API key: set {variable} in the environment")?;
+                if let Some(path) = dotenv {
+                    write!(f, " or add `{variable}=...` to {}", path.display())?;
+                }
+                write!(
+                    f,
+                    " (a local OpenAI-compatible server that needs no key: pass its --base-url)"
+                )
+            }
+            AgentError::Config(msg) => f.write_str(msg),
+            AgentError::Auth {
+                status,
+                message,
+                variable,
+            } => write!(
+                f,
+                "the endpoint refused the API key (HTTP {status}): {message}; check {variable}"
+            ),
+            AgentError::Rejected { status, message } => {
+                write!(
+                    f,
+                    "the endpoint rejected the request (HTTP {status}): {message}"
+                )
+            }
+            AgentError::Unavailable { message, attempts } => write!(
+                f,
+                "the model endpoint failed {attempts} time(s); last: {message}"
+            ),
+            AgentError::StepLimit { steps } => write!(
+                f,
+                "the model was still calling tools after {steps} requests; stopped (the conversation is kept: send another message or resume)"
+            ),
+            AgentError::Cancelled => f.write_str("cancelled"),
+            AgentError::Schema(err) => fmt::Display::fmt(err, f),
+        }
+    }
+}
+
+impl std::error::Error for AgentError {}
+
+impl From<SchemaError> for AgentError {
+    fn from(err: SchemaError) -> Self {
+        AgentError::Schema(err)
+    }
+}

@@ -1,0 +1,408 @@
+//! A model loop over a [`Session`]: send the lazy prompt, run the tool
+//! calls the model asks for (in parallel), feed the results back, repeat
+//! until the model answers.
+//!
+//! Two wire formats: OpenAI-compatible chat completions (`/chat/completions`
+//! under a base URL: OpenAI, vLLM, llama.cpp's server, Ollama…) and
+//! Anthropic messages (`/v1/messages`). Requests are retried with
+//! exponential backoff on 429 (honouring `Retry-After`), 5xx, network
+//! errors and malformed replies; 401/403 and other 4xx stop at once with the
+//! endpoint's message. Whatever happens, the transcript keeps every turn, so
+//! [`Agent::resume`] or the next [`Agent::send`] goes on from there.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), optimclaw::agent::AgentError> {
+//! use optimclaw::agent::{Agent, AgentOptions, ModelConfig, WireFormat};
+//! use optimclaw::{Registry, Session};
+//! let session = Session::new(Registry::from_linked().unwrap());
+//! let model = ModelConfig::from_env(WireFormat::OpenAiChat, None, None)?;
+//! let mut agent = Agent::new(session, model, AgentOptions::default())?;
+//! let reply = agent.send("What time is it in Tokyo?").await?;
+//! println!("{}", reply.text);
+//! # Ok(()) }
+//! ```
+//!
+//! Files: `config.rs` (wire formats, keys, [`ModelConfig`], [`AgentOptions`]),
+//! `error.rs` ([`AgentError`]), `transcript.rs` (turns, replies, usage),
+//! `http.rs` (the POST with retries, capped reads, backoff), one file per
+//! wire format (`openai.rs`, `anthropic.rs`), and the loop here.
+
+mod anthropic;
+mod config;
+mod error;
+mod http;
+mod openai;
+mod transcript;
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use futures_util::future::join_all;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::call::CallOptions;
+use crate::context::ToolContext;
+use crate::error::{ToolError, ToolErrorKind};
+use crate::provider::{Dialect, RenderOptions};
+use crate::schema::json_type_name;
+use crate::session::Session;
+
+pub use config::{AgentOptions, ApiKey, MODEL_VAR, ModelConfig, WireFormat};
+pub use error::AgentError;
+pub use http::describe_http_error;
+pub use transcript::{AgentEvent, Reply, RequestUsage, ToolCallRequest, ToolOutcome, Turn};
+
+/// Cancels whatever [`Agent::send`] is running, from another task.
+#[derive(Clone, Debug, Default)]
+pub struct CancelHandle(Arc<Mutex<CancellationToken>>);
+
+impl CancelHandle {
+    /// Cancels the running turn (pending tool calls are cancelled too); the
+    /// next `send` starts afresh.
+    pub fn cancel(&self) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
+    }
+
+    fn fresh(&self) -> CancellationToken {
+        let mut token = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if token.is_cancelled() {
+            *token = CancellationToken::new();
+        }
+        token.clone()
+    }
+}
+
+/// A conversation with a model, with the session's tools.
+pub struct Agent {
+    session: Session,
+    model: ModelConfig,
+    options: AgentOptions,
+    http: reqwest::Client,
+    ctx: ToolContext,
+    transcript: Vec<Turn>,
+    usage: Vec<RequestUsage>,
+    cancel: CancelHandle,
+    eager_tool_tokens: Option<Option<usize>>,
+}
+
+impl fmt::Debug for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Agent")
+            .field("model", &self.model)
+            .field("turns", &self.transcript.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// An agent with its own HTTP client.
+    pub fn new(
+        session: Session,
+        model: ModelConfig,
+        options: AgentOptions,
+    ) -> Result<Self, AgentError> {
+        // reqwest is built without a TLS provider of its own; ring is ours
+        // (an application that installed another keeps it).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .timeout(options.request_timeout)
+            .user_agent(concat!("optimclaw/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| AgentError::Config(format!("the HTTP client cannot be built: {e}")))?;
+        Ok(Self::with_client(session, model, options, http))
+    }
+
+    /// An agent using `http` (its timeouts and proxies apply).
+    pub fn with_client(
+        session: Session,
+        model: ModelConfig,
+        options: AgentOptions,
+        http: reqwest::Client,
+    ) -> Self {
+        Agent {
+            session,
+            model,
+            options,
+            http,
+            ctx: ToolContext::new(),
+            transcript: Vec::new(),
+            usage: Vec::new(),
+            cancel: CancelHandle::default(),
+            eager_tool_tokens: None,
+        }
+    }
+
+    /// Uses `ctx` for tool calls (values tools take from their context).
+    #[must_use]
+    pub fn context(mut self, ctx: ToolContext) -> Self {
+        self.ctx = ctx;
+        self
+    }
+
+    /// The session (its loaded tools).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The model configuration.
+    pub fn model(&self) -> &ModelConfig {
+        &self.model
+    }
+
+    /// Every turn so far.
+    pub fn transcript(&self) -> &[Turn] {
+        &self.transcript
+    }
+
+    /// Token use of every request so far.
+    pub fn usage(&self) -> &[RequestUsage] {
+        &self.usage
+    }
+
+    /// A handle that cancels the running turn.
+    pub fn cancel_handle(&self) -> CancelHandle {
+        self.cancel.clone()
+    }
+
+    /// The dialect tools are rendered in.
+    fn dialect(&self) -> Dialect {
+        match self.model.format {
+            WireFormat::OpenAiChat if self.options.strict => Dialect::OpenAiStrict,
+            format => format.dialect(),
+        }
+    }
+
+    /// Sends a user message and runs the loop until the model answers.
+    pub async fn send(&mut self, message: &str) -> Result<Reply, AgentError> {
+        self.send_with(message, |_| {}).await
+    }
+
+    /// [`send`](Self::send), reporting progress to `on_event`.
+    pub async fn send_with(
+        &mut self,
+        message: &str,
+        on_event: impl FnMut(AgentEvent<'_>),
+    ) -> Result<Reply, AgentError> {
+        self.transcript.push(Turn::User(message.to_owned()));
+        self.run(on_event).await
+    }
+
+    /// Goes on from the transcript as it is (after an error), without a new
+    /// user message.
+    pub async fn resume(
+        &mut self,
+        on_event: impl FnMut(AgentEvent<'_>),
+    ) -> Result<Reply, AgentError> {
+        self.run(on_event).await
+    }
+
+    async fn run(&mut self, mut on_event: impl FnMut(AgentEvent<'_>)) -> Result<Reply, AgentError> {
+        let cancel = self.cancel.fresh();
+        let mut requests = 0;
+        let mut tool_calls = 0;
+        loop {
+            if requests == self.options.max_steps {
+                return Err(AgentError::StepLimit {
+                    steps: self.options.max_steps,
+                });
+            }
+            requests += 1;
+            let rendered = self.session.render(
+                self.dialect(),
+                RenderOptions {
+                    native_deferral: self.options.native_deferral
+                        && self.model.format == WireFormat::AnthropicMessages,
+                },
+            )?;
+            let system = match (&self.options.system, &rendered.system) {
+                (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+                (Some(a), None) => Some(a.clone()),
+                (None, b) => b.clone(),
+            };
+            let body = match self.model.format {
+                WireFormat::OpenAiChat => openai::request(
+                    &self.model,
+                    system.as_deref(),
+                    &rendered.tools,
+                    &self.transcript,
+                ),
+                WireFormat::AnthropicMessages => anthropic::request(
+                    &self.model,
+                    system.as_deref(),
+                    &rendered.tools,
+                    &self.transcript,
+                ),
+            };
+            on_event(AgentEvent::Request {
+                request: self.usage.len() + 1,
+                tools: rendered.tools.len(),
+            });
+            let reply = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(AgentError::Cancelled),
+                reply = self.post(&body, &mut on_event) => reply?,
+            };
+            let mut usage = reply.usage;
+            usage.request = self.usage.len() + 1;
+            usage.tools_sent = rendered.tools.len();
+            self.measure_tools(&mut usage, &rendered.tools, rendered.system.as_deref());
+            on_event(AgentEvent::Usage(&usage));
+            self.usage.push(usage);
+            if reply.calls.is_empty() {
+                let text = reply.text.clone();
+                self.transcript.push(Turn::Assistant {
+                    text: reply.text,
+                    calls: reply.calls,
+                    native: reply.native,
+                });
+                if reply.paused {
+                    continue;
+                }
+                return Ok(Reply {
+                    text,
+                    requests,
+                    tool_calls,
+                });
+            }
+            tool_calls += reply.calls.len();
+            for call in &reply.calls {
+                on_event(AgentEvent::ToolCall(call));
+            }
+            let outcomes = self.run_calls(&reply.calls, &cancel).await;
+            for outcome in &outcomes {
+                on_event(AgentEvent::ToolResult(outcome));
+            }
+            self.transcript.push(Turn::Assistant {
+                text: reply.text,
+                calls: reply.calls,
+                native: reply.native,
+            });
+            self.transcript.push(Turn::ToolResults(outcomes));
+            if cancel.is_cancelled() {
+                return Err(AgentError::Cancelled);
+            }
+        }
+    }
+
+    #[cfg(feature = "tokens")]
+    fn measure_tools(&mut self, usage: &mut RequestUsage, tools: &[Value], note: Option<&str>) {
+        use crate::tokens::{Encoding, RequestTokens};
+        usage.tool_tokens = Some(RequestTokens::measure(tools, note, Encoding::O200kBase).total());
+        if self.eager_tool_tokens.is_none() {
+            let eager = self
+                .session
+                .registry()
+                .prompt::<&str>(&crate::LazyConfig::eager(), &[])
+                .render(self.dialect(), RenderOptions::default())
+                .ok()
+                .map(|r| RequestTokens::measure(&r.tools, None, Encoding::O200kBase).total());
+            self.eager_tool_tokens = Some(eager);
+        }
+        usage.eager_tool_tokens = self.eager_tool_tokens.flatten();
+    }
+
+    #[cfg(not(feature = "tokens"))]
+    fn measure_tools(&mut self, _: &mut RequestUsage, _: &[Value], _: Option<&str>) {}
+
+    async fn run_calls(
+        &self,
+        calls: &[ToolCallRequest],
+        cancel: &CancellationToken,
+    ) -> Vec<ToolOutcome> {
+        let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
+        let options = CallOptions::timeout(self.options.call_timeout);
+        let runs = calls.iter().map(|call| {
+            let ctx = &ctx;
+            async move {
+                let started = Instant::now();
+                let result = match &call.arguments {
+                    Ok(args) => {
+                        self.session
+                            .call_with(&call.name, args.clone(), ctx, options)
+                            .await
+                    }
+                    Err(why) => Err(ToolError::with_kind(
+                        ToolErrorKind::InvalidArguments,
+                        format!(
+                            "the arguments of `{}` are not a JSON object ({why}); send the arguments again as one JSON object",
+                            call.name
+                        ),
+                    )),
+                };
+                let (content, is_error) = match result {
+                    Ok(value) => (value.to_string(), false),
+                    Err(err) => (err.to_json().to_string(), true),
+                };
+                ToolOutcome {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: cap_chars(content, self.options.max_result_chars),
+                    is_error,
+                    elapsed: started.elapsed(),
+                }
+            }
+        });
+        join_all(runs).await
+    }
+}
+
+/// A parsed model reply.
+struct ModelReply {
+    text: String,
+    calls: Vec<ToolCallRequest>,
+    native: Option<Value>,
+    usage: RequestUsage,
+    /// Anthropic's `pause_turn`: send the reply back and let it go on.
+    paused: bool,
+}
+
+fn cap_chars(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text,
+        Some((cut, _)) => {
+            let left = text[cut..].chars().count();
+            format!("{}\n[{left} more characters cut]", &text[..cut])
+        }
+    }
+}
+
+/// Parses tool-call arguments sent as a JSON text.
+fn parse_arguments(raw: &str) -> Result<Value, String> {
+    let raw = if raw.trim().is_empty() { "{}" } else { raw };
+    match serde_json::from_str::<Value>(raw) {
+        Ok(Value::Object(map)) => Ok(Value::Object(map)),
+        Ok(other) => Err(format!("got {}", json_type_name(&other))),
+        Err(e) => Err(format!("invalid JSON: {e}")),
+    }
+}
+
+fn count(value: Option<&Value>) -> Option<u64> {
+    value.and_then(Value::as_u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cap_keeps_short_text_and_says_what_was_cut() {
+        assert_eq!(cap_chars("abc".into(), 3), "abc");
+        assert_eq!(cap_chars("abcdé".into(), 3), "abc\n[2 more characters cut]");
+    }
+
+    #[test]
+    fn arguments_must_be_an_object() {
+        assert!(parse_arguments("").unwrap().is_object());
+        assert_eq!(parse_arguments("[1]").unwrap_err(), "got an array");
+        assert!(
+            parse_arguments("{\"a\":")
+                .unwrap_err()
+                .starts_with("invalid JSON")
+        );
+    }
+}

@@ -1,0 +1,247 @@
+//! One canonical schema per tool, one transform per provider dialect.
+//!
+//! Every dialect starts from the registry's cleaned schema (no `$schema`,
+//! no root `title`, no non-standard number `format`s, `properties` always
+//! present on the root object). Then:
+//!
+//! - [`Dialect::OpenAi`]: `{"type":"function","function":{name, description, parameters}}`.
+//! - [`Dialect::OpenAiStrict`]: the same with `strict: true` and a schema
+//!   rewritten for structured outputs (see [`strict_schema`]). A tool whose
+//!   schema cannot be strict (a free-form map) is sent with `strict: false`.
+//! - [`Dialect::Anthropic`]: `{name, description, input_schema}`, optionally
+//!   with `defer_loading: true` on deferred tools plus Anthropic's own
+//!   tool-search tool ([`RenderOptions::native_deferral`]).
+//! - [`Dialect::Gemini`]: a function declaration in the OpenAPI subset
+//!   (see [`gemini_schema`]).
+//! - [`Dialect::Mcp`]: `{name, description, inputSchema, outputSchema?}`.
+//! - [`Dialect::Text`]: a readable rendering for models without native
+//!   tool calling, with [`parse_text_call`] for their replies.
+//!
+//! Each transform lives in its own file (`openai.rs`, `strict.rs`,
+//! `anthropic.rs`, `gemini.rs`, `mcp.rs`, `text.rs`); this file owns the
+//! dialects, what a rendered prompt is, and which transform each dialect
+//! takes.
+
+mod anthropic;
+mod gemini;
+mod mcp;
+mod openai;
+mod strict;
+mod text;
+
+use std::fmt;
+
+use serde_json::{Value, json};
+
+use crate::prompt::Prompt;
+use crate::session::Session;
+use crate::tool::{TOOL_INFO, Tool};
+
+pub use anthropic::ANTHROPIC_TOOL_SEARCH;
+pub use gemini::gemini_schema;
+pub use strict::{check_strict, strict_schema};
+pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call, render_text};
+
+/// A provider's way of describing tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// OpenAI chat completions (and compatible servers).
+    OpenAi,
+    /// OpenAI chat completions with `strict: true` (structured outputs).
+    OpenAiStrict,
+    /// OpenAI Responses API function tools (flat, strict where possible;
+    /// supports native deferral with `defer_loading` and `tool_search`).
+    OpenAiResponses,
+    /// Anthropic messages.
+    Anthropic,
+    /// Google Gemini function declarations.
+    Gemini,
+    /// Model Context Protocol `tools/list` entries.
+    Mcp,
+    /// Plain text in the system prompt.
+    Text,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 7] = [
+        Dialect::OpenAi,
+        Dialect::OpenAiStrict,
+        Dialect::OpenAiResponses,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::Mcp,
+        Dialect::Text,
+    ];
+
+    /// A short lowercase name (`openai`, `openai-strict`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::OpenAi => "openai",
+            Dialect::OpenAiStrict => "openai-strict",
+            Dialect::OpenAiResponses => "openai-responses",
+            Dialect::Anthropic => "anthropic",
+            Dialect::Gemini => "gemini",
+            Dialect::Mcp => "mcp",
+            Dialect::Text => "text",
+        }
+    }
+
+    /// Parses [`name`](Self::name).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|d| d.name().eq_ignore_ascii_case(name))
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A schema a dialect cannot express.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SchemaError {
+    /// The tool.
+    pub tool: String,
+    /// The dialect.
+    pub dialect: Dialect,
+    /// JSON pointer of the offending schema node.
+    pub path: String,
+    /// What is wrong and what to do.
+    pub message: String,
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tool `{}` cannot be described for {} at `{}`: {}",
+            self.tool, self.dialect, self.path, self.message
+        )
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+/// How a prompt is rendered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RenderOptions {
+    /// Use the provider's own deferral instead of `tool_info` (Anthropic:
+    /// every deferred tool is sent with `defer_loading: true`, plus its
+    /// tool-search tool; OpenAI Responses: deferred tools get
+    /// `defer_loading: true` beside a `tool_search` tool). Other dialects
+    /// ignore it: OpenAI's chat completions API has no deferred tools.
+    pub native_deferral: bool,
+}
+/// A prompt in one dialect: the request's `tools` array and the text for
+/// the system prompt.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rendered {
+    /// The dialect.
+    pub dialect: Dialect,
+    /// The request's tools (empty for [`Dialect::Text`]).
+    pub tools: Vec<Value>,
+    /// Text for the system prompt: the lazy note, or for
+    /// [`Dialect::Text`] the tool descriptions and calling instructions.
+    pub system: Option<String>,
+}
+
+impl Prompt<'_> {
+    /// Renders this prompt in a dialect.
+    pub fn render(
+        &self,
+        dialect: Dialect,
+        options: RenderOptions,
+    ) -> Result<Rendered, SchemaError> {
+        if dialect == Dialect::Text {
+            return Ok(Rendered {
+                dialect,
+                tools: Vec::new(),
+                system: Some(render_text(&self.tools, self.note.as_deref())),
+            });
+        }
+        let native = options.native_deferral
+            && matches!(dialect, Dialect::Anthropic | Dialect::OpenAiResponses);
+        let mut tools = Vec::with_capacity(self.tools.len() + 1);
+        if native {
+            // Every tool goes out; deferred ones are marked so the provider
+            // loads them through its own search. `tool_info` is not needed.
+            for tool in self
+                .registry
+                .tools()
+                .iter()
+                .filter(|t| t.name() != TOOL_INFO)
+            {
+                let mut spec = tool_spec(tool, dialect)?;
+                if !tool.is_core() {
+                    mark_deferred(&mut spec);
+                }
+                tools.push(spec);
+            }
+            tools.push(match dialect {
+                Dialect::Anthropic => anthropic::tool_search(),
+                _ => json!({"type": "tool_search"}),
+            });
+            return Ok(Rendered {
+                dialect,
+                tools,
+                system: None,
+            });
+        }
+        for tool in &self.tools {
+            tools.push(tool_spec(tool, dialect)?);
+        }
+        Ok(Rendered {
+            dialect,
+            tools,
+            system: self.note.clone(),
+        })
+    }
+}
+
+impl Session {
+    /// The next request's tools and system text in a provider dialect.
+    pub fn render(
+        &self,
+        dialect: Dialect,
+        options: RenderOptions,
+    ) -> Result<Rendered, SchemaError> {
+        self.prompt().render(dialect, options)
+    }
+}
+
+fn mark_deferred(spec: &mut Value) {
+    if let Value::Object(map) = spec {
+        map.insert("defer_loading".into(), Value::Bool(true));
+    }
+}
+
+/// One tool in a dialect (not [`Dialect::Text`], which renders whole
+/// prompts; for it this returns the canonical spec).
+pub fn tool_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
+    Ok(match dialect {
+        Dialect::OpenAi => openai::chat_spec(tool),
+        Dialect::OpenAiStrict => openai::strict_spec(tool),
+        Dialect::OpenAiResponses => openai::responses_spec(tool),
+        Dialect::Anthropic => anthropic::spec(tool),
+        Dialect::Gemini => gemini::spec(tool).map_err(|(path, message)| SchemaError {
+            tool: tool.name().to_owned(),
+            dialect,
+            path,
+            message,
+        })?,
+        Dialect::Mcp => mcp::spec(tool),
+        Dialect::Text => crate::prompt::canonical_spec(tool),
+    })
+}
+
+/// The argument schema as models read it: without
+/// `additionalProperties: false` (dispatch enforces closed objects).
+fn schema_for_model(tool: &Tool) -> Value {
+    let mut s = tool.input_schema().clone();
+    crate::schema::drop_closed_objects(&mut s);
+    s
+}

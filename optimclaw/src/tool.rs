@@ -1,0 +1,304 @@
+//! What a tool is once it leaves its definition: [`Tool`] (a registered
+//! tool with its schemas materialised), [`DynamicTool`] (one added at run
+//! time), [`ToolHandler`] (what runs a dynamic tool's calls), where a tool
+//! comes from, and the rule every tool name follows.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::descriptor::{CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolKind};
+use crate::error::ToolError;
+use crate::schema;
+
+/// The name of the discovery tool (reserved: it is never deferred, never
+/// searched, and the lazy note points at it).
+pub const TOOL_INFO: &str = "tool_info";
+
+/// The provider rule for tool names: `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Handles calls of a dynamic tool (an MCP server's tool, a WASM module…).
+///
+/// Implemented for every `Fn(ToolContext, Value) -> impl Future` closure.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// Starts a call with JSON arguments.
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture;
+}
+
+impl<F, Fut> ToolHandler for F
+where
+    F: Fn(ToolContext, Value) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<Value, ToolError>> + Send + 'static,
+{
+    fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture {
+        Box::pin(self(ctx, args))
+    }
+}
+/// What runs a tool's calls.
+#[derive(Clone)]
+pub(crate) enum Handler {
+    /// The call shim `#[tool]` generated.
+    Linked(CallFn),
+    /// A handler given at run time.
+    Dynamic(Arc<dyn ToolHandler>),
+    /// None: the tool is known (from a manifest) but not callable here.
+    None,
+}
+
+/// Where a registered tool comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolOrigin {
+    /// A `#[tool]` function.
+    Linked(SourceLocation),
+    /// Added at run time; the text says from where (e.g. `manifest tools.json`).
+    Dynamic(String),
+}
+
+impl fmt::Display for ToolOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolOrigin::Linked(loc) => write!(f, "{loc}"),
+            ToolOrigin::Dynamic(from) => f.write_str(from),
+        }
+    }
+}
+
+/// A tool added at run time: name, description, JSON schema and a handler.
+///
+/// ```
+/// use optimclaw::{DynamicTool, Registry, ToolContext};
+/// use serde_json::json;
+/// let tool = DynamicTool::new("add", "Add two numbers.", json!({
+///     "type": "object",
+///     "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+///     "required": ["a", "b"],
+/// }))
+/// .keywords(["sum", "plus"])
+/// .handler(|_ctx, args: serde_json::Value| async move {
+///     Ok(json!(args["a"].as_f64().unwrap_or(0.0) + args["b"].as_f64().unwrap_or(0.0)))
+/// });
+/// let registry = Registry::builder().without_linked().tool(tool).build().unwrap();
+/// assert!(registry.get("add").is_some());
+/// ```
+#[derive(Clone)]
+pub struct DynamicTool {
+    name: String,
+    description: String,
+    kind: ToolKind,
+    keywords: Vec<String>,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    handler: Handler,
+    origin: String,
+}
+
+impl DynamicTool {
+    /// A deferred tool without a handler (it can be searched and loaded,
+    /// and answers a call with a "not callable here" error).
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: Value,
+    ) -> Self {
+        DynamicTool {
+            name: name.into(),
+            description: description.into(),
+            kind: ToolKind::Deferred,
+            keywords: Vec::new(),
+            input_schema,
+            output_schema: None,
+            handler: Handler::None,
+            origin: "dynamic".into(),
+        }
+    }
+
+    /// Sets the handler that runs calls.
+    #[must_use]
+    pub fn handler(mut self, handler: impl ToolHandler) -> Self {
+        self.handler = Handler::Dynamic(Arc::new(handler));
+        self
+    }
+
+    /// Sets a shared handler.
+    #[must_use]
+    pub fn shared_handler(mut self, handler: Arc<dyn ToolHandler>) -> Self {
+        self.handler = Handler::Dynamic(handler);
+        self
+    }
+
+    /// Makes the tool core or deferred (the default).
+    #[must_use]
+    pub fn kind(mut self, kind: ToolKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Adds search keywords.
+    #[must_use]
+    pub fn keywords<I, S>(mut self, keywords: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.keywords.extend(keywords.into_iter().map(Into::into));
+        self
+    }
+
+    /// Sets the schema of the result.
+    #[must_use]
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(schema);
+        self
+    }
+
+    /// Says where the tool comes from, for error messages.
+    #[must_use]
+    pub fn origin(mut self, origin: impl Into<String>) -> Self {
+        self.origin = origin.into();
+        self
+    }
+
+    /// The tool name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The same tool under another name.
+    #[must_use]
+    pub fn renamed(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+}
+
+impl fmt::Debug for DynamicTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("DynamicTool")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One tool in a [`Registry`], with its schemas materialised.
+pub struct Tool {
+    name: String,
+    description: String,
+    kind: ToolKind,
+    keywords: Vec<String>,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    handler: Handler,
+    origin: ToolOrigin,
+}
+
+impl Tool {
+    fn new(parts: DynamicTool, origin: ToolOrigin) -> Self {
+        let DynamicTool {
+            name,
+            description,
+            kind,
+            keywords,
+            mut input_schema,
+            output_schema,
+            handler,
+            origin: _,
+        } = parts;
+        schema::clean_root(&mut input_schema);
+        let output_schema = output_schema.map(|mut s| {
+            schema::clean_root(&mut s);
+            s
+        });
+        Tool {
+            name,
+            description,
+            kind,
+            keywords,
+            input_schema,
+            output_schema,
+            handler,
+            origin,
+        }
+    }
+
+    pub(crate) fn from_descriptor(d: &'static ToolDescriptor) -> Self {
+        let parts = DynamicTool {
+            name: d.name.to_owned(),
+            description: d.description.to_owned(),
+            kind: d.kind,
+            keywords: d.keywords.iter().map(|k| (*k).to_owned()).collect(),
+            input_schema: (d.input_schema)(),
+            output_schema: (d.output_schema)(),
+            handler: Handler::Linked(d.call),
+            origin: String::new(),
+        };
+        Tool::new(parts, ToolOrigin::Linked(d.location))
+    }
+
+    pub(crate) fn from_dynamic(d: DynamicTool) -> Self {
+        let origin = ToolOrigin::Dynamic(d.origin.clone());
+        Tool::new(d, origin)
+    }
+
+    /// The tool name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The description sent to the model.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+    /// Core or deferred.
+    pub fn kind(&self) -> ToolKind {
+        self.kind
+    }
+    /// Whether the tool is always sent.
+    pub fn is_core(&self) -> bool {
+        self.kind == ToolKind::Core
+    }
+    /// Search keywords.
+    pub fn keywords(&self) -> &[String] {
+        &self.keywords
+    }
+    /// The canonical JSON schema of the arguments.
+    pub fn input_schema(&self) -> &Value {
+        &self.input_schema
+    }
+    /// The canonical JSON schema of the result, if known.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output_schema.as_ref()
+    }
+    /// Where the tool comes from.
+    pub fn origin(&self) -> &ToolOrigin {
+        &self.origin
+    }
+    /// Whether calls can run here (a manifest tool without handler cannot).
+    pub fn is_callable(&self) -> bool {
+        !matches!(self.handler, Handler::None)
+    }
+
+    /// What runs the tool's calls.
+    pub(crate) fn handler(&self) -> &Handler {
+        &self.handler
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("origin", &self.origin)
+            .finish_non_exhaustive()
+    }
+}
