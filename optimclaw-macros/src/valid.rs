@@ -71,7 +71,7 @@ fn check_signature(cx: &Ctxt, tool: &Tool<'_>) {
     if let Some(c) = &sig.constness {
         cx.error_spanned_by(c, "tool functions cannot be `const`; remove `const`");
     }
-    if let Some(u) = &sig.unsafety {
+    if let syn::Safety::Unsafe(u) = &sig.safety {
         cx.error_spanned_by(
             u,
             "tool functions cannot be `unsafe`: a model calls them with arbitrary arguments; make the function safe",
