@@ -41,7 +41,7 @@ pub fn corpus_registry(dir: &Path) -> Registry {
     let tools = load_manifest(&dir.join("tools.json"), &ManifestOptions::default())
         .expect("tools.json is a valid manifest");
     let mut weights = optimclaw::search::Weights::default();
-    // `SEARCH_WEIGHTS=name,keywords,description,param_names,param_descriptions`
+    // `SEARCH_WEIGHTS=name,keywords,description,param_names,param_descriptions[,examples]`
     // overrides the weights, for tuning.
     if let Ok(w) = std::env::var("SEARCH_WEIGHTS") {
         let v: Vec<f32> = w
@@ -54,6 +54,7 @@ pub fn corpus_registry(dir: &Path) -> Registry {
             description: v[2],
             param_names: v[3],
             param_descriptions: v[4],
+            examples: v.get(5).copied().unwrap_or(weights.examples),
         };
     }
     Registry::builder()

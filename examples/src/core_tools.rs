@@ -66,7 +66,10 @@ fn time(
 
 /// Parse a JSON document and query it with JSONPath (`$.items[*].name`) or
 /// JSON Pointer (`/items/0/name`); without a query, returns the parsed document.
-#[tool(core)]
+#[tool(
+    core,
+    examples = [{"document": "{\"items\": [{\"id\": 1}, {\"id\": 2}]}", "query": "$.items[*].id"}]
+)]
 fn json(
     /// The JSON document, as text.
     document: String,
@@ -128,7 +131,10 @@ struct HttpReply {
 
 /// Make an HTTP request to an allowed endpoint (see the allowlist). Headers
 /// and body may use `{{secret:NAME}}` to insert a stored secret.
-#[tool(core)]
+#[tool(
+    core,
+    examples = [{"url": "https://api.example.com/items", "method": "POST", "headers": {"Authorization": "Bearer {{secret:API_TOKEN}}"}, "body": "{\"name\": \"widget\"}"}]
+)]
 async fn http(
     ctx: &ToolContext,
     /// The full URL, e.g. https://api.example.com/v1/items.

@@ -67,7 +67,10 @@ fn uuid_new(
 }
 
 /// Replace every match of a regular expression in a text (`$1` refers to groups).
-#[tool(deferred, keywords = ["regex", "substitute", "replace", "sed"])]
+#[tool(
+    deferred, keywords = ["regex", "substitute", "replace", "sed"],
+    examples = [{"text": "2024-05-01", "pattern": "(\\d+)-(\\d+)-(\\d+)", "replacement": "$3.$2.$1"}]
+)]
 fn regex_replace(
     /// The text.
     text: String,
@@ -82,7 +85,10 @@ fn regex_replace(
 }
 
 /// Find every match of a regular expression in a text, with capture groups.
-#[tool(deferred, keywords = ["regex", "match", "extract", "capture"])]
+#[tool(
+    deferred, keywords = ["regex", "match", "extract", "capture"],
+    examples = [{"text": "alice@example.com, bob@example.org", "pattern": "(\\w+)@(\\w+)\\.\\w+"}]
+)]
 fn regex_find(
     /// The text.
     text: String,
@@ -112,7 +118,10 @@ fn word_count(
 }
 
 /// Evaluate an arithmetic expression, e.g. `(3 + 4) * 2 ^ 3` or `math::sqrt(2)`.
-#[tool(deferred, keywords = ["math", "arithmetic", "calculator", "compute", "evaluate"])]
+#[tool(
+    deferred, keywords = ["math", "arithmetic", "calculator", "compute", "evaluate"],
+    examples = [{"expression": "(3 + 4) * 2.5"}]
+)]
 fn calculate(
     /// The expression.
     expression: String,
@@ -128,7 +137,10 @@ fn calculate(
 }
 
 /// Convert CSV text (first row is the header) into a list of JSON objects.
-#[tool(deferred, keywords = ["csv", "table", "spreadsheet", "parse", "convert"])]
+#[tool(
+    deferred, keywords = ["csv", "table", "spreadsheet", "parse", "convert"],
+    examples = [{"csv": "name,age\nAda,36\nAlan,41"}, {"csv": "name;age\nAda;36", "delimiter": ";"}]
+)]
 fn csv_to_json(
     /// The CSV text.
     csv: String,
@@ -215,7 +227,10 @@ fn date_diff(
 }
 
 /// Add a duration to a date-time, e.g. `P1DT2H`, `3 days`, `-2h 30m`.
-#[tool(deferred, keywords = ["date", "add", "later", "deadline", "calendar"])]
+#[tool(
+    deferred, keywords = ["date", "add", "later", "deadline", "calendar"],
+    examples = [{"datetime": "2026-01-31T09:00:00Z", "duration": "1 month 2 days"}]
+)]
 fn date_add(
     /// The date or date-time (ISO 8601).
     datetime: String,
@@ -233,7 +248,10 @@ fn date_add(
 }
 
 /// Convert a date-time into another IANA time zone.
-#[tool(deferred, keywords = ["timezone", "convert", "time zone", "clock", "utc"])]
+#[tool(
+    deferred, keywords = ["timezone", "convert", "time zone", "clock", "utc"],
+    examples = [{"datetime": "2026-03-01T12:00:00Z", "to": "Asia/Tokyo"}]
+)]
 fn timezone_convert(
     /// The date-time (ISO 8601; with an offset or zone, else UTC).
     datetime: String,

@@ -77,7 +77,10 @@ fn glob(
 
 /// Search file contents in the workspace with a regular expression; returns
 /// matching lines with their file and line number.
-#[tool(deferred, keywords = ["search", "find", "text", "regex", "contents"])]
+#[tool(
+    deferred, keywords = ["search", "find", "text", "regex", "contents"],
+    examples = [{"pattern": "TODO", "include": "*.rs", "limit": 20}]
+)]
 fn grep(
     ctx: &ToolContext,
     /// The regular expression (Rust syntax; `(?i)` for case-insensitive).
@@ -123,7 +126,10 @@ fn grep(
 }
 
 /// Apply a unified diff (as made by `diff -u` or git) to one file in the workspace.
-#[tool(deferred, keywords = ["patch", "diff", "edit", "modify", "change"])]
+#[tool(
+    deferred, keywords = ["patch", "diff", "edit", "modify", "change"],
+    examples = [{"path": "notes.txt", "patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old line\n+new line\n"}]
+)]
 fn apply_patch(
     ctx: &ToolContext,
     /// The file to change, relative to the workspace.

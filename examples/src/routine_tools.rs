@@ -8,7 +8,10 @@ use crate::jobs::Routine;
 
 /// Create (or replace) a routine: a cron schedule that creates a background
 /// job each time it fires.
-#[tool(deferred, keywords = ["cron", "schedule", "recurring", "repeat", "timer"])]
+#[tool(
+    deferred, keywords = ["cron", "schedule", "recurring", "repeat", "timer"],
+    examples = [{"name": "morning-news", "schedule": "0 9 * * MON-FRI", "prompt": "Summarize today's news"}]
+)]
 fn routine_create(
     ctx: &ToolContext,
     /// A unique name for the routine.

@@ -8,7 +8,10 @@ use crate::secrets::SecretInfo;
 
 /// Store a secret (API key, token, password) under a name. The value is
 /// never shown again: use `{{secret:NAME}}` in http headers or bodies.
-#[tool(deferred, keywords = ["credential", "password", "token", "api key", "store"])]
+#[tool(
+    deferred, keywords = ["credential", "password", "token", "api key", "store"],
+    examples = [{"name": "GITHUB_TOKEN", "value": "ghp_example"}]
+)]
 fn secrets_set(
     ctx: &ToolContext,
     /// The secret's name, e.g. github_token.

@@ -6,8 +6,10 @@ use syn::parse::Parser;
 use syn::{Expr, ExprLit, Lit, LitStr, Token};
 
 use crate::ctxt::Ctxt;
+use crate::example::{Json, parse_examples};
 
-const TOOL_KEYS: &str = "`core`, `deferred`, `name`, `description`, `keywords`, `crate`";
+const TOOL_KEYS: &str =
+    "`core`, `deferred`, `name`, `description`, `keywords`, `examples`, `crate`";
 const ARG_KEYS: &str = "`default`, `rename`, `description`";
 
 /// Whether a tool is always sent to the model or listed by name only.
@@ -24,6 +26,8 @@ pub struct ToolAttr {
     pub name: Option<LitStr>,
     pub description: Option<LitStr>,
     pub keywords: Vec<LitStr>,
+    /// Example calls; `None` when the key is absent.
+    pub examples: Option<Vec<Json>>,
     pub krate: Option<syn::Path>,
 }
 
@@ -139,6 +143,21 @@ pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
                     seen_keywords = true;
                     let expr: Expr = meta.value()?.parse()?;
                     attr.keywords = parse_keywords(cx, &expr);
+                }
+            }
+            "examples" => {
+                if attr.examples.is_some() {
+                    repeated(cx, &meta, &key, "tool");
+                    skip_value(&meta)?;
+                } else {
+                    let examples = parse_examples(meta.value()?)?;
+                    if examples.is_empty() {
+                        cx.error_spanned_by(
+                            &meta.path,
+                            "`examples` is empty; give at least one example call or remove the key",
+                        );
+                    }
+                    attr.examples = Some(examples);
                 }
             }
             "crate" => {

@@ -210,6 +210,13 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         .keywords
         .iter()
         .map(|k| k.value().trim().to_owned());
+    let examples: Vec<String> = tool
+        .attr
+        .examples
+        .iter()
+        .flatten()
+        .map(crate::example::Json::to_json)
+        .collect();
     let loc = sig.ident.span();
     let location = quote_spanned! {loc=>
         #krate::SourceLocation {
@@ -244,6 +251,12 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
 
             #call_fn
 
+            fn __optimclaw_check_arguments(
+                __json: #private::serde_json::Value,
+            ) -> ::core::result::Result<(), #krate::ToolError> {
+                #private::decode_args::<__OptimclawArgs>(__json).map(|_| ())
+            }
+
             #private::register_tool! {
                 #krate::ToolDescriptor {
                     name: #name,
@@ -253,6 +266,8 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
                     input_schema: __optimclaw_input_schema,
                     output_schema: __optimclaw_output_schema,
                     call: __optimclaw_call,
+                    examples: &[#(#examples),*],
+                    check_arguments: __optimclaw_check_arguments,
                     location: #location,
                 }
             }

@@ -6,6 +6,7 @@
 mod ast;
 mod attr;
 mod ctxt;
+mod example;
 mod expand;
 mod valid;
 

@@ -6,6 +6,7 @@ use syn::{FnArg, Pat, ReturnType, Type};
 
 use crate::ast::{ParamKind, Tool};
 use crate::ctxt::Ctxt;
+use crate::example::{Json, JsonValue};
 
 /// The provider rule for tool names (OpenAI and Anthropic agree on it).
 pub fn valid_tool_name(name: &str) -> bool {
@@ -19,6 +20,7 @@ pub fn check(cx: &Ctxt, tool: &Tool<'_>) {
     check_name(cx, tool);
     check_description(cx, tool);
     check_signature(cx, tool);
+    check_examples(cx, tool);
     check_params(cx, tool);
 }
 
@@ -195,6 +197,162 @@ fn find_impl_trait(ty: &Type) -> Option<&Type> {
                 syn::GenericArgument::Type(t) => find_impl_trait(t),
                 _ => None,
             }),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// Checks each example call against the parameters where the macro can
+/// tell: it must be an object, name only parameters, give every required
+/// one (neither `Option` nor `#[arg(default)]`), and give values of the
+/// right JSON kind for plain types. What the macro cannot tell (nested
+/// types, enums, serde attributes) is checked when the registry is built,
+/// by decoding each example into the arguments.
+fn check_examples(cx: &Ctxt, tool: &Tool<'_>) {
+    let Some(examples) = &tool.attr.examples else {
+        return;
+    };
+    // `#[serde(...)]` on a parameter may rename or flatten it: the names
+    // the macro knows would be wrong, so those tools are checked at run time.
+    let serde_attrs = tool
+        .args()
+        .any(|p| p.field_attrs.iter().any(|a| a.path().is_ident("serde")));
+    let names: Vec<&str> = tool.args().map(|p| p.json_name.as_str()).collect();
+    for (i, example) in examples.iter().enumerate() {
+        let n = i + 1;
+        let JsonValue::Object(fields) = &example.value else {
+            cx.error_at(
+                example.span,
+                format!(
+                    "example {n} is {}; an example is an object of named arguments, e.g. {{\"{}\": …}}",
+                    example.kind(),
+                    names.first().copied().unwrap_or("name")
+                ),
+            );
+            continue;
+        };
+        if serde_attrs {
+            continue;
+        }
+        for (key, key_span, value) in fields {
+            let Some(param) = tool.args().find(|p| p.json_name == *key) else {
+                let known = if names.is_empty() {
+                    "the tool takes no arguments".to_owned()
+                } else {
+                    format!("its arguments are {}", names.join(", "))
+                };
+                cx.error_at(
+                    *key_span,
+                    format!(
+                        "example {n} names `{key}`, which is not an argument of this tool; {known}"
+                    ),
+                );
+                continue;
+            };
+            let mut ty = param.ty;
+            let mut optional = false;
+            if let Some(inner) = generic_of(ty, "Option") {
+                ty = inner;
+                optional = true;
+            }
+            if optional && matches!(value.value, JsonValue::Null) {
+                continue;
+            }
+            if let Some(expected) = json_kind(ty)
+                && !expected.accepts(value)
+            {
+                cx.error_at(
+                    value.span,
+                    format!(
+                        "example {n}: `{key}` takes {} ({}), the example gives {}",
+                        expected.describe(),
+                        quote::ToTokens::to_token_stream(ty)
+                            .to_string()
+                            .replace(' ', ""),
+                        value.kind()
+                    ),
+                );
+            }
+        }
+        for param in tool.args() {
+            let required = param.attr.default.is_none() && generic_of(param.ty, "Option").is_none();
+            if required && !fields.iter().any(|(k, _, _)| *k == param.json_name) {
+                cx.error_at(
+                    example.span,
+                    format!(
+                        "example {n} misses the required argument `{}`; add it, or give the parameter #[arg(default)]",
+                        param.json_name
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The JSON kind a plain Rust type deserialises from.
+#[derive(Clone, Copy)]
+enum JsonKind {
+    String,
+    Integer,
+    Number,
+    Bool,
+    Array,
+}
+
+impl JsonKind {
+    fn accepts(self, value: &Json) -> bool {
+        matches!(
+            (self, &value.value),
+            (JsonKind::String, JsonValue::Str(_))
+                | (JsonKind::Integer, JsonValue::Int(_))
+                | (JsonKind::Number, JsonValue::Int(_) | JsonValue::Float(_))
+                | (JsonKind::Bool, JsonValue::Bool(_))
+                | (JsonKind::Array, JsonValue::Array(_))
+        )
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            JsonKind::String => "a string",
+            JsonKind::Integer => "an integer",
+            JsonKind::Number => "a number",
+            JsonKind::Bool => "a boolean",
+            JsonKind::Array => "an array",
+        }
+    }
+}
+
+/// The kind of a type the macro recognises by its last path segment; `None`
+/// for anything else (structs, enums, aliases), left to the run-time check.
+fn json_kind(ty: &Type) -> Option<JsonKind> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let ident = path.path.segments.last()?.ident.to_string();
+    Some(match ident.as_str() {
+        "String" | "PathBuf" | "char" => JsonKind::String,
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => JsonKind::Integer,
+        "f32" | "f64" => JsonKind::Number,
+        "bool" => JsonKind::Bool,
+        "Vec" | "VecDeque" | "HashSet" | "BTreeSet" => JsonKind::Array,
+        _ => return None,
+    })
+}
+
+/// `T` of `Wrapper<T>` when `ty` is written `Wrapper<T>` (any path ending so).
+fn generic_of<'t>(ty: &'t Type, wrapper: &str) -> Option<&'t Type> {
+    let Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != wrapper {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => args.args.iter().find_map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t),
             _ => None,
         }),
         _ => None,

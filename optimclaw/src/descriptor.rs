@@ -64,6 +64,11 @@ pub struct ToolDescriptor {
     pub output_schema: fn() -> Option<Value>,
     /// Decodes arguments, calls the function, encodes the result.
     pub call: CallFn,
+    /// Example calls (`#[tool(examples = [...])]`), as JSON objects in text.
+    pub examples: &'static [&'static str],
+    /// Decodes arguments without calling the function: how examples are
+    /// checked when a registry is built.
+    pub check_arguments: fn(Value) -> Result<(), ToolError>,
     /// Where the function is.
     pub location: SourceLocation,
 }

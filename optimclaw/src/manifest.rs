@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::descriptor::ToolKind;
-use crate::tool::{DynamicTool, is_valid_tool_name};
+use crate::schema::check_instance;
+use crate::tool::{DynamicTool, examples_in_entry, is_valid_tool_name};
 
 /// How manifest tools are imported.
 #[derive(Clone, Debug)]
@@ -203,6 +204,20 @@ pub fn parse_manifest(
                 continue;
             }
         };
+        let examples = examples_in_entry(entry);
+        for (n, example) in examples.iter().enumerate() {
+            if let Err((path, message)) = check_instance(example, &schema) {
+                problems.push(format!(
+                    "tools[{i}] (\"{name}\"): example {} is not a valid call{}: {message}",
+                    n + 1,
+                    if path.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at `{path}`")
+                    }
+                ));
+            }
+        }
         let description = entry
             .get("description")
             .and_then(Value::as_str)
@@ -217,7 +232,7 @@ pub fn parse_manifest(
         if let Some(out) = entry.get("outputSchema").filter(|o| o.is_object()) {
             tool = tool.output_schema(out.clone());
         }
-        tools.push(tool);
+        tools.push(tool.examples(examples));
     }
     if problems.is_empty() {
         Ok(tools)

@@ -38,13 +38,18 @@ impl Prompt<'_> {
     }
 }
 
-/// `{name, description, parameters}`: the shape `tool_info` returns.
+/// `{name, description, parameters, examples?}`: the shape `tool_info`
+/// returns.
 pub fn canonical_spec(tool: &Tool) -> Value {
-    json!({
+    let mut spec = json!({
         "name": tool.name(),
         "description": tool.description(),
         "parameters": tool.input_schema(),
-    })
+    });
+    if !tool.examples().is_empty() {
+        spec["examples"] = Value::Array(tool.examples().to_vec());
+    }
+    spec
 }
 
 impl Registry {

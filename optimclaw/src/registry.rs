@@ -110,6 +110,9 @@ impl RegistryBuilder {
                     tool.origin()
                 ));
             }
+            if let Err(problem) = tool.check_examples() {
+                problems.push(problem);
+            }
             if tool.input_schema().get("type").and_then(Value::as_str) != Some("object") {
                 problems.push(format!(
                     "tool `{}` ({}): its input schema must have \"type\": \"object\" (providers accept only object schemas for arguments)",

@@ -33,6 +33,9 @@ pub struct Weights {
     pub param_names: f32,
     /// Parameter descriptions.
     pub param_descriptions: f32,
+    /// String values of the tool's example calls (low weight: they often
+    /// hold the words users type, but also incidental ones).
+    pub examples: f32,
 }
 
 impl Default for Weights {
@@ -43,15 +46,16 @@ impl Default for Weights {
             description: 1.0,
             param_names: 0.6,
             param_descriptions: 0.8,
+            examples: 0.3,
         }
     }
 }
 
-const FIELDS: usize = 5;
+const FIELDS: usize = 6;
 /// BM25 saturation.
 const K1: f32 = 1.2;
 /// Length normalisation per field: short fields (names) barely normalised.
-const B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75];
+const B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75, 0.75];
 /// Weight of a name term reached through a typo correction.
 const TYPO_FACTOR: f32 = 0.6;
 /// Bonus per share of a tool's name parts that the query mentions.
@@ -194,6 +198,7 @@ impl SearchIndex {
             weights.description,
             weights.param_names,
             weights.param_descriptions,
+            weights.examples,
         ];
         let mut index = SearchIndex::default();
         // Each distinct word is analysed once (stemming is the costly part
@@ -410,6 +415,27 @@ fn visit_texts(tool: &Tool, visit: &mut impl FnMut(usize, &str)) {
     }
     visit(2, tool.description());
     visit_params(tool.input_schema(), visit, 0);
+    for example in tool.examples() {
+        visit_strings(example, visit, 0);
+    }
+}
+
+/// The string values of an example call (not its keys: those are the
+/// parameter names, indexed already), a few levels deep.
+fn visit_strings(value: &Value, visit: &mut impl FnMut(usize, &str), depth: usize) {
+    if depth > 3 {
+        return;
+    }
+    match value {
+        Value::String(s) => visit(5, s),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| visit_strings(v, visit, depth + 1)),
+        Value::Object(map) => map
+            .values()
+            .for_each(|v| visit_strings(v, visit, depth + 1)),
+        _ => {}
+    }
 }
 
 /// Parameter names and descriptions, including nested objects' (a few

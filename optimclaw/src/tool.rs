@@ -14,6 +14,25 @@ use crate::descriptor::{CallFn, SourceLocation, ToolDescriptor, ToolFuture, Tool
 use crate::error::ToolError;
 use crate::schema;
 
+/// The `_meta` key under which MCP `tools/list` entries (and manifests)
+/// carry a tool's example calls: MCP's tool has no field of its own for them.
+pub const EXAMPLES_META_KEY: &str = "io.optimclaw/examples";
+
+/// The example calls written in a `tools/list` entry: its `examples` array,
+/// else `_meta["io.optimclaw/examples"]`. Entries that are not objects are
+/// left out.
+pub fn examples_in_entry(entry: &serde_json::Map<String, Value>) -> Vec<Value> {
+    entry
+        .get("examples")
+        .or_else(|| entry.get("_meta").and_then(|m| m.get(EXAMPLES_META_KEY)))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.is_object())
+        .cloned()
+        .collect()
+}
+
 /// The name of the discovery tool (reserved: it is never deferred, never
 /// searched, and the lazy note points at it).
 pub const TOOL_INFO: &str = "tool_info";
@@ -97,6 +116,7 @@ pub struct DynamicTool {
     keywords: Vec<String>,
     input_schema: Value,
     output_schema: Option<Value>,
+    examples: Vec<Value>,
     handler: Handler,
     origin: String,
 }
@@ -116,6 +136,7 @@ impl DynamicTool {
             keywords: Vec::new(),
             input_schema,
             output_schema: None,
+            examples: Vec::new(),
             handler: Handler::None,
             origin: "dynamic".into(),
         }
@@ -160,6 +181,15 @@ impl DynamicTool {
         self
     }
 
+    /// Adds example calls (argument objects). They are checked against the
+    /// input schema when the registry is built, returned by `tool_info`,
+    /// and sent where a dialect has a place for them.
+    #[must_use]
+    pub fn examples(mut self, examples: impl IntoIterator<Item = Value>) -> Self {
+        self.examples.extend(examples);
+        self
+    }
+
     /// Says where the tool comes from, for error messages.
     #[must_use]
     pub fn origin(mut self, origin: impl Into<String>) -> Self {
@@ -198,6 +228,9 @@ pub struct Tool {
     keywords: Vec<String>,
     input_schema: Value,
     output_schema: Option<Value>,
+    examples: Vec<Value>,
+    /// Decodes arguments without a call (linked tools), for checking examples.
+    check_arguments: Option<fn(Value) -> Result<(), ToolError>>,
     handler: Handler,
     origin: ToolOrigin,
 }
@@ -211,6 +244,7 @@ impl Tool {
             keywords,
             mut input_schema,
             output_schema,
+            examples,
             handler,
             origin: _,
         } = parts;
@@ -226,6 +260,8 @@ impl Tool {
             keywords,
             input_schema,
             output_schema,
+            examples,
+            check_arguments: None,
             handler,
             origin,
         }
@@ -239,10 +275,18 @@ impl Tool {
             keywords: d.keywords.iter().map(|k| (*k).to_owned()).collect(),
             input_schema: (d.input_schema)(),
             output_schema: (d.output_schema)(),
+            // Written by the macro from JSON it parsed: always valid JSON.
+            examples: d
+                .examples
+                .iter()
+                .filter_map(|text| serde_json::from_str(text).ok())
+                .collect(),
             handler: Handler::Linked(d.call),
             origin: String::new(),
         };
-        Tool::new(parts, ToolOrigin::Linked(d.location))
+        let mut tool = Tool::new(parts, ToolOrigin::Linked(d.location));
+        tool.check_arguments = Some(d.check_arguments);
+        tool
     }
 
     pub(crate) fn from_dynamic(d: DynamicTool) -> Self {
@@ -278,6 +322,41 @@ impl Tool {
     pub fn output_schema(&self) -> Option<&Value> {
         self.output_schema.as_ref()
     }
+    /// Example calls (argument objects), checked when the registry was built.
+    pub fn examples(&self) -> &[Value] {
+        &self.examples
+    }
+
+    /// Checks the examples: each must be a valid call. Linked tools decode
+    /// each into their argument type; dynamic tools check it against their
+    /// input schema. The error names the example and the JSON path at fault.
+    pub(crate) fn check_examples(&self) -> Result<(), String> {
+        for (i, example) in self.examples.iter().enumerate() {
+            let outcome = match self.check_arguments {
+                Some(check) => check(example.clone()).map_err(|e| e.to_string()),
+                None => schema::check_instance(example, &self.input_schema).map_err(
+                    |(path, message)| {
+                        if path.is_empty() {
+                            message
+                        } else {
+                            format!("at `{path}`: {message}")
+                        }
+                    },
+                ),
+            };
+            if let Err(why) = outcome {
+                return Err(format!(
+                    "tool `{}` ({}): example {} {} is not a valid call: {why}",
+                    self.name,
+                    self.origin,
+                    i + 1,
+                    crate::schema::preview(example, 200)
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Where the tool comes from.
     pub fn origin(&self) -> &ToolOrigin {
         &self.origin

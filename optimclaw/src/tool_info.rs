@@ -25,6 +25,9 @@ pub struct ToolInfoEntry {
     pub description: String,
     /// The JSON schema of its arguments.
     pub parameters: Value,
+    /// Example calls (argument objects), where the tool has them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub examples: Vec<Value>,
 }
 
 /// The answer of `tool_info`.
@@ -43,6 +46,7 @@ impl ToolInfoEntry {
             name: tool.name().to_owned(),
             description: tool.description().to_owned(),
             parameters: tool.input_schema().clone(),
+            examples: tool.examples().to_vec(),
         }
     }
 }

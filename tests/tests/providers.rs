@@ -195,6 +195,7 @@ fn anthropic_and_openai_responses_can_use_native_deferral() {
     let session = Session::new(registry.clone());
     let native = RenderOptions {
         native_deferral: true,
+        ..RenderOptions::default()
     };
     let anthropic = session.prompt().render(Dialect::Anthropic, native).unwrap();
     let names: Vec<&str> = anthropic

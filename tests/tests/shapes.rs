@@ -336,6 +336,32 @@ fn attribute_overrides() -> u8 {
     7
 }
 
+/// Schedule a reminder.
+#[tool(
+    deferred,
+    keywords = ["remind", "alarm"],
+    examples = [
+        {"text": "Stand-up meeting", "minutes": 15},
+        {text: "Call the dentist", "minutes": 90, "channel": "email", "tags": ["health"]},
+    ]
+)]
+fn with_examples(
+    /// What to be reminded of.
+    text: String,
+    /// In how many minutes.
+    minutes: u32,
+    /// Where the reminder goes.
+    channel: Option<String>,
+    /// Labels.
+    #[arg(default)]
+    tags: Vec<String>,
+) -> String {
+    format!(
+        "{text} in {minutes} min via {} {tags:?}",
+        channel.unwrap_or_else(|| "chat".into())
+    )
+}
+
 const SHAPES: &[&str] = &[
     "no_args",
     "one_arg",
@@ -356,6 +382,7 @@ const SHAPES: &[&str] = &[
     "io_result",
     "unit_return",
     "renamed-tool",
+    "with_examples",
 ];
 
 fn registry() -> Registry {
@@ -491,6 +518,11 @@ async fn every_shape_dispatches() {
             Value::Null,
         ),
         ("renamed-tool", json!({}), json!(7)),
+        (
+            "with_examples",
+            json!({"text": "Stand-up meeting", "minutes": 15}),
+            json!("Stand-up meeting in 15 min via chat []"),
+        ),
     ];
     for (name, args, expected) in cases {
         let got = call(name, args.clone())

@@ -128,7 +128,13 @@ pub fn prompt(
     let mode = chosen_mode(eager, lazy, &registry);
     let session = Session::with_lazy(registry, mode);
     let rendered = session
-        .render(dialect(provider)?, RenderOptions { native_deferral })
+        .render(
+            dialect(provider)?,
+            RenderOptions {
+                native_deferral,
+                ..RenderOptions::default()
+            },
+        )
         .map_err(|e| e.to_string())?;
     print_json(&json!({"tools": rendered.tools, "system": rendered.system}));
     Ok(())

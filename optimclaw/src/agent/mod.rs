@@ -217,6 +217,7 @@ impl Agent {
                 RenderOptions {
                     native_deferral: self.options.native_deferral
                         && self.model.format == WireFormat::AnthropicMessages,
+                    ..RenderOptions::default()
                 },
             )?;
             let system = match (&self.options.system, &rendered.system) {

@@ -16,7 +16,8 @@ use tokio::sync::Mutex;
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::manifest::cap_description;
-use crate::tool::{DynamicTool, is_valid_tool_name};
+use crate::schema::check_instance;
+use crate::tool::{DynamicTool, examples_in_entry, is_valid_tool_name};
 
 /// One entry of the common `mcpServers` config shape.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
@@ -265,6 +266,7 @@ impl McpClient {
                 continue;
             }
             let schema = Value::Object((*tool.input_schema).clone());
+            let schema_copy = schema.clone();
             let description = tool.description.as_deref().unwrap_or_default();
             let remote = tool.name.to_string();
             let client = Arc::clone(self);
@@ -281,6 +283,19 @@ impl McpClient {
             });
             if let Some(out_schema) = tool.output_schema {
                 dynamic = dynamic.output_schema(Value::Object((*out_schema).clone()));
+            }
+            // Examples a server sends in `_meta` are kept when they are valid
+            // calls of the tool's schema (an invalid one would only mislead).
+            let meta = tool
+                .meta
+                .as_ref()
+                .and_then(|m| serde_json::to_value(m).ok());
+            if let Some(meta) = meta {
+                let entry = serde_json::Map::from_iter([("_meta".to_owned(), meta)]);
+                let examples = examples_in_entry(&entry)
+                    .into_iter()
+                    .filter(|e| check_instance(e, &schema_copy).is_ok());
+                dynamic = dynamic.examples(examples);
             }
             out.push(dynamic);
         }

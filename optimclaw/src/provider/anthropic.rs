@@ -9,10 +9,16 @@ use crate::tool::Tool;
 /// Anthropic's server-side tool-search tool (regex variant).
 pub const ANTHROPIC_TOOL_SEARCH: &str = "tool_search_tool_regex_20251119";
 
+/// `input_examples` carries the tool's example calls (the field of
+/// Anthropic's tool type for them).
 pub(super) fn spec(tool: &Tool) -> Value {
-    json!({
+    let mut spec = json!({
         "name": tool.name(), "description": tool.description(), "input_schema": schema_for_model(tool),
-    })
+    });
+    if !tool.examples().is_empty() {
+        spec["input_examples"] = Value::Array(tool.examples().to_vec());
+    }
+    spec
 }
 
 /// The tool-search tool entry of a natively deferred request.

@@ -37,6 +37,7 @@ use crate::prompt::Prompt;
 use crate::session::Session;
 use crate::tool::{TOOL_INFO, Tool};
 
+pub use crate::tool::EXAMPLES_META_KEY;
 pub use anthropic::ANTHROPIC_TOOL_SEARCH;
 pub use gemini::gemini_schema;
 pub use strict::{check_strict, strict_schema};
@@ -135,6 +136,12 @@ pub struct RenderOptions {
     /// `defer_loading: true` beside a `tool_search` tool). Other dialects
     /// ignore it: OpenAI's chat completions API has no deferred tools.
     pub native_deferral: bool,
+    /// Dialects without a field for examples (OpenAI chat, strict and
+    /// Responses, Gemini, plain text) get each example call as an
+    /// `Example: {…}` line in the tool's description. Off by default: it
+    /// costs tokens on every request. Anthropic (`input_examples`) and MCP
+    /// (`_meta`) always carry examples in their own field.
+    pub examples_in_description: bool,
 }
 /// A prompt in one dialect: the request's `tools` array and the text for
 /// the system prompt.
@@ -160,7 +167,11 @@ impl Prompt<'_> {
             return Ok(Rendered {
                 dialect,
                 tools: Vec::new(),
-                system: Some(render_text(&self.tools, self.note.as_deref())),
+                system: Some(text::render_text_with(
+                    &self.tools,
+                    self.note.as_deref(),
+                    options.examples_in_description,
+                )),
             });
         }
         let native = options.native_deferral
@@ -175,7 +186,7 @@ impl Prompt<'_> {
                 .iter()
                 .filter(|t| t.name() != TOOL_INFO)
             {
-                let mut spec = tool_spec(tool, dialect)?;
+                let mut spec = tool_spec_with(tool, dialect, options)?;
                 if !tool.is_core() {
                     mark_deferred(&mut spec);
                 }
@@ -192,7 +203,7 @@ impl Prompt<'_> {
             });
         }
         for tool in &self.tools {
-            tools.push(tool_spec(tool, dialect)?);
+            tools.push(tool_spec_with(tool, dialect, options)?);
         }
         Ok(Rendered {
             dialect,
@@ -222,6 +233,40 @@ fn mark_deferred(spec: &mut Value) {
 /// One tool in a dialect (not [`Dialect::Text`], which renders whole
 /// prompts; for it this returns the canonical spec).
 pub fn tool_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
+    tool_spec_with(tool, dialect, RenderOptions::default())
+}
+
+/// [`tool_spec`] with render options (examples in the description).
+pub fn tool_spec_with(
+    tool: &Tool,
+    dialect: Dialect,
+    options: RenderOptions,
+) -> Result<Value, SchemaError> {
+    let mut spec = dialect_spec(tool, dialect)?;
+    if options.examples_in_description
+        && !tool.examples().is_empty()
+        && !matches!(dialect, Dialect::Anthropic | Dialect::Mcp | Dialect::Text)
+    {
+        let described = description_with_examples(tool);
+        match spec.get_mut("function") {
+            Some(function) => function["description"] = Value::String(described),
+            None => spec["description"] = Value::String(described),
+        }
+    }
+    Ok(spec)
+}
+
+/// The description followed by one `Example: {…}` line per example.
+pub fn description_with_examples(tool: &Tool) -> String {
+    let mut text = tool.description().to_owned();
+    for example in tool.examples() {
+        text.push_str("\nExample: ");
+        text.push_str(&example.to_string());
+    }
+    text
+}
+
+fn dialect_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
     Ok(match dialect {
         Dialect::OpenAi => openai::chat_spec(tool),
         Dialect::OpenAiStrict => openai::strict_spec(tool),

@@ -12,11 +12,22 @@ pub const TEXT_CALL_INSTRUCTIONS: &str = "To call a tool, reply with exactly one
 
 /// Renders tools and the lazy note as compact, readable text.
 pub fn render_text(tools: &[&Tool], note: Option<&str>) -> String {
+    render_text_with(tools, note, false)
+}
+
+/// [`render_text`], with each tool's example calls as `Example:` lines when
+/// `examples` is set.
+pub fn render_text_with(tools: &[&Tool], note: Option<&str>, examples: bool) -> String {
     let mut out = String::from("# Tools\n");
     out.push_str(TEXT_CALL_INSTRUCTIONS);
     out.push('\n');
     for tool in tools {
-        out.push_str(&format!("\n## {}\n{}\n", tool.name(), tool.description()));
+        let description = if examples {
+            super::description_with_examples(tool)
+        } else {
+            tool.description().to_owned()
+        };
+        out.push_str(&format!("\n## {}\n{}\n", tool.name(), description));
         let schema = tool.input_schema();
         let props = schema.get("properties").and_then(Value::as_object);
         match props {

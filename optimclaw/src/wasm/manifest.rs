@@ -15,6 +15,10 @@ pub struct WasmManifest {
     /// Extra search words.
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// Example calls (argument objects), checked against `input_schema`
+    /// when the module loads.
+    #[serde(default)]
+    pub examples: Vec<Value>,
     /// JSON schema of the arguments (an object schema).
     #[serde(alias = "inputSchema", alias = "parameters")]
     pub input_schema: Value,

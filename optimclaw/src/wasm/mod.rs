@@ -334,8 +334,19 @@ impl WasmRuntime {
             name: manifest.name.clone(),
             sandbox,
         });
+        for (n, example) in manifest.examples.iter().enumerate() {
+            crate::schema::check_instance(example, &manifest.input_schema).map_err(
+                |(path, message)| {
+                    format!(
+                        "example {} is not a valid call at `{path}`: {message}",
+                        n + 1
+                    )
+                },
+            )?;
+        }
         let mut tool = DynamicTool::new(manifest.name, manifest.description, manifest.input_schema)
             .keywords(manifest.keywords)
+            .examples(manifest.examples)
             .origin(format!("wasm {}", base.display()))
             .handler(move |_ctx, args: Value| {
                 let runner = Arc::clone(&runner);
