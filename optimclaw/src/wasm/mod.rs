@@ -433,8 +433,7 @@ impl WasmRuntime {
     }
 }
 
-/// `_start` exported with no parameters or results; every import from WASI.
-
+/// Hex SHA-256, for the manifest's `sha256` check.
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     use std::fmt::Write;
@@ -446,8 +445,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
         })
 }
 
-/// Refuses a module that imports from anything but WASI preview 1 or
-/// has no `_start`.
+/// `_start` exported with no parameters or results; every import from WASI.
 fn check_interface(module: &Module) -> Result<(), String> {
     for import in module.imports() {
         if import.module() != WASI_MODULE {
