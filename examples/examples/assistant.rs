@@ -12,6 +12,7 @@ use assistant::cli::serve::ServeOptions;
 use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
+use optimclaw::mcp::HttpLimits;
 use optimclaw::{LazyConfig, Registry};
 use serde_json::Value;
 
@@ -108,6 +109,18 @@ enum Command {
         /// Every tool listed (default: OPTIMCLAW_LAZY_TOOLS).
         #[arg(long)]
         eager: bool,
+        /// HTTP: live sessions at most; more get HTTP 503 with Retry-After.
+        #[arg(long, default_value_t = 10_000)]
+        max_sessions: usize,
+        /// HTTP: close a session after this many seconds without a request.
+        #[arg(long, default_value_t = 600)]
+        session_idle: u64,
+        /// HTTP: no session state; every request answered on its own (for replicas behind a load balancer).
+        #[arg(long)]
+        stateless: bool,
+        /// Tool calls running at once over every client; more are refused at once.
+        #[arg(long, default_value_t = 256)]
+        max_calls: usize,
     },
     /// Talk to a model with the catalog: OpenAI-compatible chat completions
     /// (OpenAI, vLLM, llama.cpp, Ollama…) or Anthropic messages.
@@ -223,7 +236,19 @@ async fn run(cli: Cli) -> Result<(), String> {
             http,
             lazy: lazy_flag,
             eager,
+            max_sessions,
+            session_idle,
+            stateless,
+            max_calls,
         } => {
+            let base = if stateless {
+                HttpLimits::stateless()
+            } else {
+                HttpLimits::default()
+            };
+            let limits = base
+                .with_max_sessions(max_sessions)
+                .with_session_idle(std::time::Duration::from_secs(session_idle));
             let mode = chosen_mode(eager, lazy_flag, &registry);
             let ctx = app.start(&registry);
             let options = ServeOptions {
@@ -232,6 +257,8 @@ async fn run(cli: Cli) -> Result<(), String> {
                 lazy,
                 extra,
                 clients,
+                limits,
+                max_calls,
             };
             cli::serve::serve(registry, ctx, options).await
         }

@@ -4,7 +4,9 @@
 //! `server__tool`.
 
 mod client;
+mod http;
 mod server;
 
 pub use client::{McpClient, McpClientOptions, ServerConfig, ServersFile, load_servers_file};
+pub use http::HttpLimits;
 pub use server::McpServer;

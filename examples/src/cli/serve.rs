@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use optimclaw::mcp::{McpClient, McpServer};
+use optimclaw::mcp::{HttpLimits, McpClient, McpServer};
 use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
 
 use super::tools::build_registry;
@@ -20,6 +20,10 @@ pub struct ServeOptions {
     pub extra: Vec<DynamicTool>,
     /// Imported MCP servers.
     pub clients: Vec<Arc<McpClient>>,
+    /// Sessions, idle time, request size and stateless mode (HTTP only).
+    pub limits: HttpLimits,
+    /// Tool calls running at once, over every client.
+    pub max_calls: usize,
 }
 
 /// Serves until stdin closes (stdio) or Ctrl-C (HTTP).
@@ -34,8 +38,12 @@ pub async fn serve(
         lazy,
         extra,
         clients,
+        limits,
+        max_calls,
     } = options;
-    let server = McpServer::with_lazy(registry, mode, ctx).named("optimclaw-assistant");
+    let server = McpServer::with_lazy(registry, mode, ctx)
+        .named("optimclaw-assistant")
+        .max_in_flight_calls(max_calls);
     // An imported server's tools changed: rebuild and tell our clients.
     for client in &clients {
         let (client, all, server, lazy, extra) = (
@@ -61,7 +69,12 @@ pub async fn serve(
                 .await
                 .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr().map_err(|e| e.to_string())?;
-            eprintln!("serving MCP (streamable HTTP) on http://{local}/mcp; Ctrl-C stops");
+            eprintln!(
+                "serving MCP (streamable HTTP{}) on http://{local}/mcp; at most {} sessions, idle ones closed after {} s; Ctrl-C stops",
+                if limits.stateless { ", stateless" } else { "" },
+                limits.max_sessions,
+                limits.session_idle.as_secs()
+            );
             let shutdown = tokio_util::sync::CancellationToken::new();
             let stop = shutdown.clone();
             tokio::spawn(async move {
@@ -69,7 +82,7 @@ pub async fn serve(
                 stop.cancel();
             });
             server
-                .serve_http(listener, shutdown)
+                .serve_http_with(listener, shutdown, limits)
                 .await
                 .map_err(|e| e.to_string())
         }

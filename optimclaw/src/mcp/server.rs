@@ -19,6 +19,11 @@ use crate::registry::Registry;
 use crate::session::Session;
 use crate::tool::TOOL_INFO;
 
+use super::http::HttpLimits;
+
+/// Tool calls that run at once by default, over every connection.
+const DEFAULT_MAX_CALLS: usize = 256;
+
 /// What every connection of a server shares.
 struct Shared {
     registry: RwLock<Registry>,
@@ -28,6 +33,9 @@ struct Shared {
     name: String,
     /// Connected clients, told when the registry changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// Tool calls running now, over every connection.
+    calls: Arc<tokio::sync::Semaphore>,
+    max_calls: usize,
 }
 
 /// One client connection's state.
@@ -71,6 +79,8 @@ impl McpServer {
                 ctx,
                 name: "optimclaw".to_owned(),
                 peers: Mutex::new(Vec::new()),
+                calls: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CALLS)),
+                max_calls: DEFAULT_MAX_CALLS,
             }),
             conn: Arc::new(Connection {
                 session: RwLock::new(session),
@@ -84,6 +94,18 @@ impl McpServer {
     pub fn named(mut self, name: impl Into<String>) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
             shared.name = name.into();
+        }
+        self
+    }
+
+    /// Tool calls that may run at once over every connection (default
+    /// 256); a call over the limit gets an error result saying so at once,
+    /// so no queue of waiting calls grows. Set before serving.
+    #[must_use]
+    pub fn max_in_flight_calls(mut self, max: usize) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.max_calls = max.max(1);
+            shared.calls = Arc::new(tokio::sync::Semaphore::new(shared.max_calls));
         }
         self
     }
@@ -157,47 +179,28 @@ impl McpServer {
     }
 
     /// Serves streamable HTTP clients on `listener` (path `/mcp`, any path
-    /// accepted) until `shutdown` is cancelled. Each client session gets its
-    /// own loaded state; clients on the stateless `2026-07-28` protocol
-    /// start every request from the listing.
+    /// accepted) until `shutdown` is cancelled, with the default
+    /// [`HttpLimits`]. Each client session gets its own loaded state;
+    /// clients on the stateless `2026-07-28` protocol start every request
+    /// from the listing.
     pub async fn serve_http(
         self,
         listener: tokio::net::TcpListener,
         shutdown: tokio_util::sync::CancellationToken,
     ) -> std::io::Result<()> {
-        use rmcp::transport::streamable_http_server::{
-            StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-        };
-        let local = listener.local_addr()?;
-        let mut config = StreamableHttpServerConfig::default();
-        config.cancellation_token = shutdown.child_token();
-        // Host-header check: the address we listen on, plus the loopback names.
-        config.allowed_hosts.push(local.to_string());
-        config.allowed_hosts.push(local.ip().to_string());
-        let template = self;
-        let service = StreamableHttpService::new(
-            move || Ok(template.for_new_connection()),
-            std::sync::Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        loop {
-            let (stream, _) = tokio::select! {
-                accepted = listener.accept() => accepted?,
-                () = shutdown.cancelled() => return Ok(()),
-            };
-            let svc = hyper_util::service::TowerToHyperService::new(service.clone());
-            let stop = shutdown.clone();
-            tokio::spawn(async move {
-                let builder = hyper_util::server::conn::auto::Builder::new(
-                    hyper_util::rt::TokioExecutor::new(),
-                );
-                let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), svc);
-                tokio::select! {
-                    _ = conn => {}
-                    () = stop.cancelled() => {}
-                }
-            });
-        }
+        self.serve_http_with(listener, shutdown, HttpLimits::default())
+            .await
+    }
+
+    /// [`serve_http`](Self::serve_http) with explicit limits (sessions, idle
+    /// time, request size) or in stateless mode.
+    pub async fn serve_http_with(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: tokio_util::sync::CancellationToken,
+        limits: HttpLimits,
+    ) -> std::io::Result<()> {
+        super::http::serve(self, listener, shutdown, limits).await
     }
 
     /// The tools this connection lists now.
@@ -236,11 +239,15 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.shared
+        let mut peers = self
+            .shared
             .peers
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(context.peer);
+            .unwrap_or_else(PoisonError::into_inner);
+        // Closed connections leave here, or every session ever opened
+        // would stay reachable (and in memory) through its peer.
+        peers.retain(|p| !p.is_transport_closed());
+        peers.push(context.peer);
     }
 
     async fn list_tools(
@@ -257,6 +264,13 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let name = request.name.to_string();
+        let Ok(_running) = Arc::clone(&self.shared.calls).try_acquire_owned() else {
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "the server is running its limit of {} tool calls at once; retry `{name}` shortly",
+                self.shared.max_calls
+            ))])
+            .into());
+        };
         let session = self.session();
         let registry = session.registry();
         let Some(tool) = registry.get(&name) else {

@@ -1,0 +1,353 @@
+//! MCP over streamable HTTP under load: the session limit (HTTP 503 with
+//! `Retry-After` and a JSON-RPC error), `DELETE` ending a session, the body
+//! limit (413), calls of one session running concurrently, the limit of
+//! calls in flight, and stateless replicas answering one client in turn.
+//! Raw JSON-RPC over HTTP, as any client sends it.
+#![cfg(feature = "mcp")]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use optimclaw::mcp::{HttpLimits, McpServer};
+use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext, ToolKind};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+const LEGACY: &str = "2025-06-18";
+
+/// A registry whose `meet` tool returns only once `n` calls wait at once.
+fn registry(n: usize) -> Registry {
+    let barrier = Arc::new(tokio::sync::Barrier::new(n));
+    let gate = Arc::new(tokio::sync::Notify::new());
+    let meet = DynamicTool::new(
+        "meet",
+        "Wait for the others.",
+        json!({"type": "object", "properties": {}}),
+    )
+    .kind(ToolKind::Core)
+    .handler(move |_ctx, _args: Value| {
+        let barrier = Arc::clone(&barrier);
+        async move {
+            barrier.wait().await;
+            Ok(json!("met"))
+        }
+    });
+    let hold = DynamicTool::new(
+        "hold",
+        "Wait until released.",
+        json!({"type": "object", "properties": {}}),
+    )
+    .kind(ToolKind::Core)
+    .handler(move |_ctx, _args: Value| {
+        let gate = Arc::clone(&gate);
+        async move {
+            tokio::time::timeout(Duration::from_secs(5), gate.notified())
+                .await
+                .ok();
+            Ok(json!("released"))
+        }
+    });
+    let echo = DynamicTool::new(
+        "echo",
+        "Echo a text.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    )
+    .kind(ToolKind::Core)
+    .handler(|_ctx, args: Value| async move { Ok(args["text"].clone()) });
+    Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::eager())
+        .tools([meet, hold, echo])
+        .build()
+        .unwrap()
+}
+
+struct Served {
+    url: String,
+    stop: CancellationToken,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+async fn serve(server: McpServer, limits: HttpLimits) -> Served {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let stop = CancellationToken::new();
+    tokio::spawn(server.serve_http_with(listener, stop.clone(), limits));
+    Served { url, stop }
+}
+
+fn client() -> reqwest::Client {
+    // reqwest is built without a TLS provider of its own.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(20))
+        .build()
+        .unwrap()
+}
+
+/// The JSON-RPC message of a reply, SSE or JSON.
+fn message(body: &str) -> Value {
+    if let Ok(v) = serde_json::from_str(body) {
+        return v;
+    }
+    body.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|v| v.get("id").is_some())
+        .unwrap_or_else(|| panic!("no JSON-RPC reply in {body:?}"))
+}
+
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: Value,
+) -> reqwest::Response {
+    let mut req = http
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", LEGACY);
+    if let Some(id) = session {
+        req = req.header("mcp-session-id", id);
+    }
+    req.json(&body).send().await.unwrap()
+}
+
+fn initialize(id: u64) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"}}})
+}
+
+/// Opens a session (initialize + initialized); its id.
+async fn open(http: &reqwest::Client, url: &str) -> Result<String, reqwest::Response> {
+    let reply = post(http, url, None, initialize(1)).await;
+    if !reply.status().is_success() {
+        return Err(reply);
+    }
+    let id = reply.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = reply.text().await;
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let ack = post(http, url, Some(&id), note).await;
+    assert!(ack.status().is_success(), "{}", ack.status());
+    Ok(id)
+}
+
+async fn call(
+    http: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    id: u64,
+    name: &str,
+    args: Value,
+) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}});
+    let reply = post(http, url, session, body).await;
+    assert!(reply.status().is_success(), "{}", reply.status());
+    message(&reply.text().await.unwrap())
+}
+
+fn server(n: usize) -> McpServer {
+    McpServer::new(registry(n), ToolContext::new())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_over_the_limit_get_503_and_delete_frees_one() {
+    let limits = HttpLimits::default()
+        .with_max_sessions(3)
+        .with_retry_after(Duration::from_secs(7));
+    let served = serve(server(1), limits).await;
+    let http = client();
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        ids.push(open(&http, &served.url).await.expect("under the limit"));
+    }
+    let refused = open(&http, &served.url).await.expect_err("over the limit");
+    assert_eq!(refused.status(), 503);
+    assert_eq!(refused.headers()["retry-after"], "7");
+    let error = refused.json::<Value>().await.unwrap();
+    assert_eq!(error["id"], 1);
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("limit of 3 live MCP sessions"),
+        "{error}"
+    );
+    // Requests of live sessions still go through while the server is full.
+    let out = call(
+        &http,
+        &served.url,
+        Some(&ids[0]),
+        2,
+        "echo",
+        json!({"text": "hi"}),
+    )
+    .await;
+    assert_eq!(out["result"]["content"][0]["text"], "hi", "{out}");
+    // DELETE ends a session at once; a new one fits again.
+    let deleted = http
+        .delete(&served.url)
+        .header("mcp-session-id", &ids[0])
+        .header("mcp-protocol-version", LEGACY)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let mut reopened = None;
+    for _ in 0..50 {
+        match open(&http, &served.url).await {
+            Ok(id) => {
+                reopened = Some(id);
+                break;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(20)).await,
+        }
+    }
+    assert!(reopened.is_some(), "a session fits after DELETE");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_sessions_expire() {
+    let limits = HttpLimits::default()
+        .with_max_sessions(1)
+        .with_session_idle(Duration::from_millis(300));
+    let served = serve(server(1), limits).await;
+    let http = client();
+    open(&http, &served.url).await.unwrap();
+    assert_eq!(open(&http, &served.url).await.unwrap_err().status(), 503);
+    let mut reopened = false;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        if open(&http, &served.url).await.is_ok() {
+            reopened = true;
+            break;
+        }
+    }
+    assert!(reopened, "the idle session was closed and its place freed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_limit_gets_413() {
+    let limits = HttpLimits::default().with_max_body_bytes(1024);
+    let served = serve(server(1), limits).await;
+    let http = client();
+    let id = open(&http, &served.url).await.unwrap();
+    let big = "x".repeat(4096);
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": big}}});
+    let reply = post(&http, &served.url, Some(&id), body).await;
+    assert_eq!(reply.status(), 413);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_of_one_session_run_concurrently() {
+    // `meet` returns only when 8 calls wait at once: sequential handling
+    // would never finish (the client times out instead).
+    let served = serve(server(8), HttpLimits::default()).await;
+    let http = client();
+    let id = open(&http, &served.url).await.unwrap();
+    let calls = (0..8u64).map(|i| {
+        let (http, url, id) = (http.clone(), served.url.clone(), id.clone());
+        async move { call(&http, &url, Some(&id), 10 + i, "meet", json!({})).await }
+    });
+    for out in futures_util::future::join_all(calls).await {
+        assert_eq!(out["result"]["content"][0]["text"], "met", "{out}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_over_the_in_flight_limit_are_refused_at_once() {
+    let served = serve(server(1).max_in_flight_calls(2), HttpLimits::default()).await;
+    let http = client();
+    let id = open(&http, &served.url).await.unwrap();
+    let holds: Vec<_> = (0..2u64)
+        .map(|i| {
+            let (http, url, id) = (http.clone(), served.url.clone(), id.clone());
+            tokio::spawn(
+                async move { call(&http, &url, Some(&id), 20 + i, "hold", json!({})).await },
+            )
+        })
+        .collect();
+    // Wait until both hold a slot: a third call is then refused.
+    let mut refused = None;
+    for i in 0..100u64 {
+        let out = call(
+            &http,
+            &served.url,
+            Some(&id),
+            30 + i,
+            "echo",
+            json!({"text": "x"}),
+        )
+        .await;
+        if out["result"]["isError"] == true {
+            refused = Some(out);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let refused = refused.expect("a third call is refused while two run");
+    let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("limit of 2 tool calls"), "{text}");
+    for hold in holds {
+        assert_eq!(
+            hold.await.unwrap()["result"]["content"][0]["text"],
+            "released"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_replicas_answer_one_client_in_turn() {
+    // Two servers sharing nothing; the client sends each request to the
+    // next one, with no session id, as through a round-robin balancer.
+    let a = serve(server(1), HttpLimits::stateless()).await;
+    let b = serve(server(1), HttpLimits::stateless()).await;
+    let http = client();
+    let urls = [&a.url, &b.url];
+    let init = post(&http, urls[0], None, initialize(1)).await;
+    assert!(init.status().is_success());
+    assert!(
+        init.headers().get("mcp-session-id").is_none(),
+        "stateless: no session"
+    );
+    assert_eq!(
+        message(&init.text().await.unwrap())["result"]["serverInfo"]["name"],
+        "optimclaw"
+    );
+    for i in 0..6u64 {
+        let url = urls[(i % 2) as usize];
+        let list = json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/list"});
+        let reply = post(&http, url, None, list).await;
+        assert!(reply.status().is_success(), "{}", reply.status());
+        let listed = message(&reply.text().await.unwrap());
+        assert_eq!(
+            listed["result"]["tools"].as_array().unwrap().len(),
+            3,
+            "{listed}"
+        );
+        let out = call(
+            &http,
+            url,
+            None,
+            200 + i,
+            "echo",
+            json!({"text": format!("n{i}")}),
+        )
+        .await;
+        assert_eq!(
+            out["result"]["content"][0]["text"],
+            format!("n{i}"),
+            "{out}"
+        );
+    }
+}
