@@ -13,7 +13,7 @@ use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
 use optimclaw::mcp::HttpLimits;
-use optimclaw::{LazyConfig, Registry};
+use optimclaw::{LazyConfig, LoadStrategy, Registry};
 use serde_json::Value;
 
 #[derive(Parser, Debug)]
@@ -121,6 +121,9 @@ enum Command {
         /// Tool calls running at once over every client; more are refused at once.
         #[arg(long, default_value_t = 256)]
         max_calls: usize,
+        /// Lists that grow per connection as tool_info loads tools, announced with list_changed (only for clients on protocol versions with sessions); default: one fixed list.
+        #[arg(long)]
+        list_changed: bool,
     },
     /// Talk to a model with the catalog: OpenAI-compatible chat completions
     /// (OpenAI, vLLM, llama.cpp, Ollama…) or Anthropic messages.
@@ -146,6 +149,9 @@ enum Command {
         /// Chat completions: tools in OpenAI's strict mode.
         #[arg(long)]
         strict: bool,
+        /// How tools found by tool_info reach later requests: append, bridge or native [default: bridge for openai, native for anthropic].
+        #[arg(long)]
+        strategy: Option<String>,
         /// Lazy loading on (default: OPTIMCLAW_LAZY_TOOLS).
         #[arg(long, conflicts_with = "eager")]
         lazy: bool,
@@ -240,6 +246,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             session_idle,
             stateless,
             max_calls,
+            list_changed,
         } => {
             let base = if stateless {
                 HttpLimits::stateless()
@@ -259,6 +266,7 @@ async fn run(cli: Cli) -> Result<(), String> {
                 clients,
                 limits,
                 max_calls,
+                list_changed,
             };
             cli::serve::serve(registry, ctx, options).await
         }
@@ -270,11 +278,22 @@ async fn run(cli: Cli) -> Result<(), String> {
             max_steps,
             native_deferral,
             strict,
+            strategy,
             lazy: lazy_flag,
             eager,
         } => {
             let mode = chosen_mode(eager, lazy_flag, &registry);
+            let strategy = strategy
+                .map(|name| {
+                    LoadStrategy::from_name(&name).ok_or_else(|| {
+                        format!("unknown strategy {name:?}; use append, bridge or native")
+                    })
+                })
+                .transpose()?;
             let mut settings = ChatSettings::from_env(&format, base_url, model, mode)?;
+            if let Some(strategy) = strategy {
+                settings.lazy = settings.lazy.with_strategy(strategy);
+            }
             settings.max_steps = max_steps;
             settings.native_deferral = native_deferral;
             settings.strict = strict;

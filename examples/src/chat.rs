@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use optimclaw::agent::{Agent, AgentEvent, AgentOptions, ModelConfig, WireFormat};
-use optimclaw::{LazyConfig, Registry, Session, ToolContext};
+use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
 use serde_json::json;
 
 use crate::jobs::PromptRunner;
@@ -14,6 +14,16 @@ use crate::jobs::PromptRunner;
 /// The system text put before the lazy note.
 pub const SYSTEM: &str = "You are the optimclaw assistant. Use the tools when they help; \
 call tool_info to load a tool that is listed by name only. Answer briefly.";
+
+/// The load strategy `assistant chat` uses for a wire format unless
+/// `--strategy` says otherwise: the one whose whole conversations cost least
+/// under prefix caching in `bench/cache` (see BENCHMARKS.md).
+pub fn default_strategy(format: WireFormat) -> LoadStrategy {
+    match format {
+        WireFormat::OpenAiChat => LoadStrategy::Bridge,
+        WireFormat::AnthropicMessages => LoadStrategy::Native,
+    }
+}
 
 /// How `assistant chat` talks to the model.
 #[derive(Clone, Debug)]
@@ -42,6 +52,7 @@ impl ChatSettings {
             format!("unknown format {format:?}; use openai (chat completions) or anthropic")
         })?;
         let model = ModelConfig::from_env(format, base_url, model).map_err(|e| e.to_string())?;
+        let lazy = lazy.with_strategy(default_strategy(format));
         Ok(ChatSettings {
             model,
             max_steps: 12,

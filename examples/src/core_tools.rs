@@ -19,7 +19,7 @@ pub(crate) fn app(ctx: &ToolContext) -> Result<&App, ToolError> {
 }
 
 /// Return the given text unchanged, to show it to the user.
-#[tool(core)]
+#[tool(core, read_only)]
 fn echo(
     /// The text to return.
     text: String,
@@ -43,7 +43,7 @@ struct Now {
 }
 
 /// Get the current date and time, in UTC or in a given IANA time zone.
-#[tool(core)]
+#[tool(core, read_only)]
 fn time(
     /// An IANA time zone such as "Europe/Paris" or "America/New_York"; UTC when omitted.
     timezone: Option<String>,
@@ -66,10 +66,8 @@ fn time(
 
 /// Parse a JSON document and query it with JSONPath (`$.items[*].name`) or
 /// JSON Pointer (`/items/0/name`); without a query, returns the parsed document.
-#[tool(
-    core,
-    examples = [{"document": "{\"items\": [{\"id\": 1}, {\"id\": 2}]}", "query": "$.items[*].id"}]
-)]
+#[tool(core,
+    examples = [{"document": "{\"items\": [{\"id\": 1}, {\"id\": 2}]}", "query": "$.items[*].id"}], read_only)]
 fn json(
     /// The JSON document, as text.
     document: String,
@@ -131,10 +129,8 @@ struct HttpReply {
 
 /// Make an HTTP request to an allowed endpoint (see the allowlist). Headers
 /// and body may use `{{secret:NAME}}` to insert a stored secret.
-#[tool(
-    core,
-    examples = [{"url": "https://api.example.com/items", "method": "POST", "headers": {"Authorization": "Bearer {{secret:API_TOKEN}}"}, "body": "{\"name\": \"widget\"}"}]
-)]
+#[tool(core,
+    examples = [{"url": "https://api.example.com/items", "method": "POST", "headers": {"Authorization": "Bearer {{secret:API_TOKEN}}"}, "body": "{\"name\": \"widget\"}"}], open_world)]
 async fn http(
     ctx: &ToolContext,
     /// The full URL, e.g. https://api.example.com/v1/items.
@@ -215,7 +211,7 @@ struct Page {
 
 /// Fetch a web page from an allowed endpoint and return its readable text
 /// (HTML is converted to plain text).
-#[tool(core)]
+#[tool(core, read_only, open_world)]
 async fn web_fetch(
     ctx: &ToolContext,
     /// The page URL.
@@ -260,7 +256,7 @@ async fn web_fetch(
 }
 
 /// Read a text file from the workspace, optionally a range of lines.
-#[tool(core)]
+#[tool(core, read_only)]
 fn file_read(
     ctx: &ToolContext,
     /// Path relative to the workspace.
@@ -301,7 +297,7 @@ fn file_read(
 }
 
 /// Write a text file in the workspace (creating folders as needed).
-#[tool(core)]
+#[tool(core, destructive, idempotent)]
 fn file_write(
     ctx: &ToolContext,
     /// Path relative to the workspace.
@@ -379,7 +375,7 @@ async fn read_limited<R: tokio::io::AsyncRead + Unpin>(
 
 /// Run a shell command (`sh -c`) in the workspace, with a time limit and an
 /// output cap. The environment holds only PATH, HOME (the workspace) and LANG.
-#[tool(core)]
+#[tool(core, destructive, open_world)]
 async fn shell(
     ctx: &ToolContext,
     /// The command line.
@@ -439,7 +435,7 @@ async fn shell(
 
 /// Search persistent memory (full-text and similarity combined); returns
 /// the best matches first.
-#[tool(core)]
+#[tool(core, read_only)]
 fn memory_search(
     ctx: &ToolContext,
     /// What to look for.
@@ -495,7 +491,7 @@ enum Channel {
 
 /// Send a message to a channel: the console, the outbox file, or a webhook
 /// on the allowlist.
-#[tool(core)]
+#[tool(core, open_world)]
 async fn message(
     ctx: &ToolContext,
     /// The channel.

@@ -18,7 +18,7 @@ enum HashAlgorithm {
 }
 
 /// Hash a text and return the hex digest.
-#[tool(deferred, keywords = ["sha256", "sha512", "digest", "checksum"])]
+#[tool(deferred, keywords = ["sha256", "sha512", "digest", "checksum"], read_only)]
 fn hash_text(
     /// The text.
     text: String,
@@ -34,7 +34,7 @@ fn hash_text(
 }
 
 /// Encode text as base64.
-#[tool(deferred, keywords = ["encode", "base64"])]
+#[tool(deferred, keywords = ["encode", "base64"], read_only)]
 fn base64_encode(
     /// The text.
     text: String,
@@ -43,7 +43,7 @@ fn base64_encode(
 }
 
 /// Decode base64 into text.
-#[tool(deferred, keywords = ["decode", "base64"])]
+#[tool(deferred, keywords = ["decode", "base64"], read_only)]
 fn base64_decode(
     /// The base64 data.
     data: String,
@@ -55,7 +55,7 @@ fn base64_decode(
 }
 
 /// Generate random UUIDs (version 4).
-#[tool(deferred, keywords = ["uuid", "guid", "identifier", "random", "id"])]
+#[tool(deferred, keywords = ["uuid", "guid", "identifier", "random", "id"], read_only)]
 fn uuid_new(
     /// How many.
     #[arg(default = 1)]
@@ -67,10 +67,8 @@ fn uuid_new(
 }
 
 /// Replace every match of a regular expression in a text (`$1` refers to groups).
-#[tool(
-    deferred, keywords = ["regex", "substitute", "replace", "sed"],
-    examples = [{"text": "2024-05-01", "pattern": "(\\d+)-(\\d+)-(\\d+)", "replacement": "$3.$2.$1"}]
-)]
+#[tool(deferred, keywords = ["regex", "substitute", "replace", "sed"],
+    examples = [{"text": "2024-05-01", "pattern": "(\\d+)-(\\d+)-(\\d+)", "replacement": "$3.$2.$1"}], read_only)]
 fn regex_replace(
     /// The text.
     text: String,
@@ -85,10 +83,8 @@ fn regex_replace(
 }
 
 /// Find every match of a regular expression in a text, with capture groups.
-#[tool(
-    deferred, keywords = ["regex", "match", "extract", "capture"],
-    examples = [{"text": "alice@example.com, bob@example.org", "pattern": "(\\w+)@(\\w+)\\.\\w+"}]
-)]
+#[tool(deferred, keywords = ["regex", "match", "extract", "capture"],
+    examples = [{"text": "alice@example.com, bob@example.org", "pattern": "(\\w+)@(\\w+)\\.\\w+"}], read_only)]
 fn regex_find(
     /// The text.
     text: String,
@@ -109,7 +105,7 @@ fn regex_find(
 }
 
 /// Count the characters, words and lines of a text.
-#[tool(deferred, keywords = ["count", "length", "words", "characters", "statistics"])]
+#[tool(deferred, keywords = ["count", "length", "words", "characters", "statistics"], read_only)]
 fn word_count(
     /// The text.
     text: String,
@@ -118,10 +114,8 @@ fn word_count(
 }
 
 /// Evaluate an arithmetic expression, e.g. `(3 + 4) * 2 ^ 3` or `math::sqrt(2)`.
-#[tool(
-    deferred, keywords = ["math", "arithmetic", "calculator", "compute", "evaluate"],
-    examples = [{"expression": "(3 + 4) * 2.5"}]
-)]
+#[tool(deferred, keywords = ["math", "arithmetic", "calculator", "compute", "evaluate"],
+    examples = [{"expression": "(3 + 4) * 2.5"}], read_only)]
 fn calculate(
     /// The expression.
     expression: String,
@@ -137,10 +131,8 @@ fn calculate(
 }
 
 /// Convert CSV text (first row is the header) into a list of JSON objects.
-#[tool(
-    deferred, keywords = ["csv", "table", "spreadsheet", "parse", "convert"],
-    examples = [{"csv": "name,age\nAda,36\nAlan,41"}, {"csv": "name;age\nAda;36", "delimiter": ";"}]
-)]
+#[tool(deferred, keywords = ["csv", "table", "spreadsheet", "parse", "convert"],
+    examples = [{"csv": "name,age\nAda,36\nAlan,41"}, {"csv": "name;age\nAda;36", "delimiter": ";"}], read_only)]
 fn csv_to_json(
     /// The CSV text.
     csv: String,
@@ -174,7 +166,7 @@ fn csv_to_json(
 }
 
 /// Split a URL into its parts (scheme, host, port, path, query parameters).
-#[tool(deferred, keywords = ["url", "link", "parse", "query string"])]
+#[tool(deferred, keywords = ["url", "link", "parse", "query string"], read_only)]
 fn url_parse(
     /// The URL.
     url: String,
@@ -213,7 +205,7 @@ fn parse_datetime(text: &str) -> Result<jiff::Zoned, ToolError> {
 }
 
 /// The time between two dates or date-times, in days, hours and seconds.
-#[tool(deferred, keywords = ["date", "difference", "duration", "days between", "calendar"])]
+#[tool(deferred, keywords = ["date", "difference", "duration", "days between", "calendar"], read_only)]
 fn date_diff(
     /// The start (ISO 8601).
     start: String,
@@ -227,10 +219,8 @@ fn date_diff(
 }
 
 /// Add a duration to a date-time, e.g. `P1DT2H`, `3 days`, `-2h 30m`.
-#[tool(
-    deferred, keywords = ["date", "add", "later", "deadline", "calendar"],
-    examples = [{"datetime": "2026-01-31T09:00:00Z", "duration": "1 month 2 days"}]
-)]
+#[tool(deferred, keywords = ["date", "add", "later", "deadline", "calendar"],
+    examples = [{"datetime": "2026-01-31T09:00:00Z", "duration": "1 month 2 days"}], read_only)]
 fn date_add(
     /// The date or date-time (ISO 8601).
     datetime: String,
@@ -248,10 +238,8 @@ fn date_add(
 }
 
 /// Convert a date-time into another IANA time zone.
-#[tool(
-    deferred, keywords = ["timezone", "convert", "time zone", "clock", "utc"],
-    examples = [{"datetime": "2026-03-01T12:00:00Z", "to": "Asia/Tokyo"}]
-)]
+#[tool(deferred, keywords = ["timezone", "convert", "time zone", "clock", "utc"],
+    examples = [{"datetime": "2026-03-01T12:00:00Z", "to": "Asia/Tokyo"}], read_only)]
 fn timezone_convert(
     /// The date-time (ISO 8601; with an offset or zone, else UTC).
     datetime: String,
@@ -265,7 +253,7 @@ fn timezone_convert(
 }
 
 /// Show the differences between two texts as a unified diff.
-#[tool(deferred, keywords = ["diff", "compare", "changes", "difference"])]
+#[tool(deferred, keywords = ["diff", "compare", "changes", "difference"], read_only)]
 fn text_diff(
     /// The original text.
     original: String,

@@ -17,7 +17,7 @@ fn glob_matcher(
 }
 
 /// List the entries of a folder in the workspace.
-#[tool(deferred, keywords = ["ls", "directory", "folder", "files", "browse"])]
+#[tool(deferred, keywords = ["ls", "directory", "folder", "files", "browse"], read_only)]
 fn list_dir(
     ctx: &ToolContext,
     /// Folder relative to the workspace ("." for the root).
@@ -45,7 +45,7 @@ fn list_dir(
 }
 
 /// Find files in the workspace whose paths match a glob such as `**/*.rs`.
-#[tool(deferred, keywords = ["find", "files", "pattern", "wildcard", "search"])]
+#[tool(deferred, keywords = ["find", "files", "pattern", "wildcard", "search"], read_only)]
 fn glob(
     ctx: &ToolContext,
     /// The glob, relative to the workspace, e.g. `src/**/*.rs`.
@@ -77,10 +77,8 @@ fn glob(
 
 /// Search file contents in the workspace with a regular expression; returns
 /// matching lines with their file and line number.
-#[tool(
-    deferred, keywords = ["search", "find", "text", "regex", "contents"],
-    examples = [{"pattern": "TODO", "include": "*.rs", "limit": 20}]
-)]
+#[tool(deferred, keywords = ["search", "find", "text", "regex", "contents"],
+    examples = [{"pattern": "TODO", "include": "*.rs", "limit": 20}], read_only)]
 fn grep(
     ctx: &ToolContext,
     /// The regular expression (Rust syntax; `(?i)` for case-insensitive).
@@ -126,10 +124,8 @@ fn grep(
 }
 
 /// Apply a unified diff (as made by `diff -u` or git) to one file in the workspace.
-#[tool(
-    deferred, keywords = ["patch", "diff", "edit", "modify", "change"],
-    examples = [{"path": "notes.txt", "patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old line\n+new line\n"}]
-)]
+#[tool(deferred, keywords = ["patch", "diff", "edit", "modify", "change"],
+    examples = [{"path": "notes.txt", "patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-old line\n+new line\n"}], destructive)]
 fn apply_patch(
     ctx: &ToolContext,
     /// The file to change, relative to the workspace.
@@ -156,7 +152,7 @@ fn apply_patch(
 }
 
 /// Size, kind and modification time of a path in the workspace.
-#[tool(deferred, keywords = ["stat", "size", "metadata", "exists"])]
+#[tool(deferred, keywords = ["stat", "size", "metadata", "exists"], read_only)]
 fn file_info(
     ctx: &ToolContext,
     /// Path relative to the workspace.
@@ -178,7 +174,7 @@ fn file_info(
 }
 
 /// Move or rename a file or folder within the workspace.
-#[tool(deferred, keywords = ["rename", "mv", "relocate"])]
+#[tool(deferred, keywords = ["rename", "mv", "relocate"], destructive)]
 fn file_move(
     ctx: &ToolContext,
     /// The current path.
@@ -200,7 +196,7 @@ fn file_move(
 }
 
 /// Delete a file (or an empty folder) in the workspace.
-#[tool(deferred, keywords = ["remove", "rm", "erase"])]
+#[tool(deferred, keywords = ["remove", "rm", "erase"], destructive, idempotent)]
 fn file_delete(
     ctx: &ToolContext,
     /// Path relative to the workspace.
@@ -225,7 +221,7 @@ fn file_delete(
 }
 
 /// Create a folder (and its parents) in the workspace.
-#[tool(deferred, keywords = ["mkdir", "directory", "folder", "create"])]
+#[tool(deferred, keywords = ["mkdir", "directory", "folder", "create"], idempotent)]
 fn make_dir(
     ctx: &ToolContext,
     /// Path relative to the workspace.
@@ -240,7 +236,7 @@ fn make_dir(
 }
 
 /// Delete a memory by id.
-#[tool(deferred, keywords = ["memory", "forget", "remove"])]
+#[tool(deferred, keywords = ["memory", "forget", "remove"], destructive, idempotent)]
 fn memory_delete(
     ctx: &ToolContext,
     /// The memory's id (from memory_search).

@@ -58,7 +58,7 @@ fn job_create(
 }
 
 /// Report the status (and result or error) of a background job.
-#[tool(deferred, keywords = ["background", "progress", "result", "check"])]
+#[tool(deferred, keywords = ["background", "progress", "result", "check"], read_only)]
 fn job_status(
     ctx: &ToolContext,
     /// The job's id, e.g. job-1a2b3c4d5e6f.
@@ -72,7 +72,7 @@ fn job_status(
 }
 
 /// Cancel a queued or running background job.
-#[tool(deferred, keywords = ["background", "stop", "abort", "kill"])]
+#[tool(deferred, keywords = ["background", "stop", "abort", "kill"], destructive, idempotent)]
 fn job_cancel(
     ctx: &ToolContext,
     /// The job's id.
@@ -86,7 +86,7 @@ fn job_cancel(
 }
 
 /// List background jobs, newest first, optionally of one status.
-#[tool(deferred, keywords = ["background", "queue", "running", "history"])]
+#[tool(deferred, keywords = ["background", "queue", "running", "history"], read_only)]
 fn job_list(
     ctx: &ToolContext,
     /// Only jobs in this status: queued, running, done, failed, cancelled, timed_out, interrupted.

@@ -8,10 +8,8 @@ use crate::secrets::SecretInfo;
 
 /// Store a secret (API key, token, password) under a name. The value is
 /// never shown again: use `{{secret:NAME}}` in http headers or bodies.
-#[tool(
-    deferred, keywords = ["credential", "password", "token", "api key", "store"],
-    examples = [{"name": "GITHUB_TOKEN", "value": "ghp_example"}]
-)]
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "store"],
+    examples = [{"name": "GITHUB_TOKEN", "value": "ghp_example"}], destructive, idempotent)]
 fn secrets_set(
     ctx: &ToolContext,
     /// The secret's name, e.g. github_token.
@@ -24,7 +22,7 @@ fn secrets_set(
 
 /// Describe a stored secret: its length, a fingerprint and the reference to
 /// use in http requests. The value itself is never returned.
-#[tool(deferred, keywords = ["credential", "password", "token", "api key", "lookup"])]
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "lookup"], read_only)]
 fn secrets_get(
     ctx: &ToolContext,
     /// The secret's name.
@@ -34,13 +32,13 @@ fn secrets_get(
 }
 
 /// List the names of stored secrets (never their values).
-#[tool(deferred, keywords = ["credential", "password", "token", "api key"])]
+#[tool(deferred, keywords = ["credential", "password", "token", "api key"], read_only)]
 fn secrets_list(ctx: &ToolContext) -> Result<Vec<SecretInfo>, ToolError> {
     app(ctx)?.secrets.list()
 }
 
 /// Delete a stored secret.
-#[tool(deferred, keywords = ["credential", "password", "token", "remove", "revoke"])]
+#[tool(deferred, keywords = ["credential", "password", "token", "remove", "revoke"], destructive, idempotent)]
 fn secrets_delete(
     ctx: &ToolContext,
     /// The secret's name.

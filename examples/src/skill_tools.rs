@@ -92,7 +92,7 @@ fn load_all(dir: &Path) -> Vec<(Skill, String)> {
 }
 
 /// List installed skills with their descriptions.
-#[tool(deferred, keywords = ["skills", "plugins", "capabilities", "installed"])]
+#[tool(deferred, keywords = ["skills", "plugins", "capabilities", "installed"], read_only)]
 fn skill_list(ctx: &ToolContext) -> Result<Vec<Skill>, ToolError> {
     Ok(load_all(&app(ctx)?.skills_dir)
         .into_iter()
@@ -101,7 +101,7 @@ fn skill_list(ctx: &ToolContext) -> Result<Vec<Skill>, ToolError> {
 }
 
 /// Search installed skills by keywords over names, descriptions, tags and text.
-#[tool(deferred, keywords = ["skills", "find", "capabilities", "lookup"])]
+#[tool(deferred, keywords = ["skills", "find", "capabilities", "lookup"], read_only)]
 fn skill_search(
     ctx: &ToolContext,
     /// Keywords.
@@ -140,7 +140,7 @@ fn skill_search(
 
 /// Install a skill from Markdown text with front matter
 /// (`---\nname: …\ndescription: …\ntags: [...]\n---\n…`), or from a file in the workspace.
-#[tool(deferred, keywords = ["skills", "add", "plugin", "install"])]
+#[tool(deferred, keywords = ["skills", "add", "plugin", "install"], destructive)]
 fn skill_install(
     ctx: &ToolContext,
     /// The skill's name (must match the front matter).
@@ -181,7 +181,7 @@ fn skill_install(
 }
 
 /// Remove an installed skill.
-#[tool(deferred, keywords = ["skills", "delete", "uninstall", "plugin"])]
+#[tool(deferred, keywords = ["skills", "delete", "uninstall", "plugin"], destructive, idempotent)]
 fn skill_remove(
     ctx: &ToolContext,
     /// The skill's name.

@@ -8,8 +8,7 @@ use syn::{Expr, ExprLit, Lit, LitStr, Token};
 use crate::ctxt::Ctxt;
 use crate::example::{Json, parse_examples};
 
-const TOOL_KEYS: &str =
-    "`core`, `deferred`, `name`, `description`, `keywords`, `examples`, `crate`";
+const TOOL_KEYS: &str = "`core`, `deferred`, `name`, `description`, `keywords`, `examples`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `crate`";
 const ARG_KEYS: &str = "`default`, `rename`, `description`";
 
 /// Whether a tool is always sent to the model or listed by name only.
@@ -28,6 +27,13 @@ pub struct ToolAttr {
     pub keywords: Vec<LitStr>,
     /// Example calls; `None` when the key is absent.
     pub examples: Option<Vec<Json>>,
+    /// A human-readable title (MCP `title`).
+    pub title: Option<LitStr>,
+    /// Behaviour hints (MCP tool annotations), each with the token that set it.
+    pub read_only: Option<syn::Path>,
+    pub destructive: Option<syn::Path>,
+    pub idempotent: Option<syn::Path>,
+    pub open_world: Option<syn::Path>,
     pub krate: Option<syn::Path>,
 }
 
@@ -145,6 +151,32 @@ pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
                     attr.keywords = parse_keywords(cx, &expr);
                 }
             }
+            "title" => {
+                if attr.title.is_some() {
+                    repeated(cx, &meta, &key, "tool");
+                    skip_value(&meta)?;
+                } else if let Some(value) = string_value(cx, &meta, &key)? {
+                    if value.value().trim().is_empty() {
+                        cx.error_spanned_by(&value, "`title` cannot be empty; write a short human-readable name or remove it");
+                    } else {
+                        attr.title = Some(value);
+                    }
+                }
+            }
+            "read_only" | "destructive" | "idempotent" | "open_world" => {
+                let slot = match key.as_str() {
+                    "read_only" => &mut attr.read_only,
+                    "destructive" => &mut attr.destructive,
+                    "idempotent" => &mut attr.idempotent,
+                    _ => &mut attr.open_world,
+                };
+                if slot.is_some() {
+                    repeated(cx, &meta, &key, "tool");
+                } else {
+                    *slot = Some(meta.path.clone());
+                }
+                no_value(cx, &meta, &key)?;
+            }
             "examples" => {
                 if attr.examples.is_some() {
                     repeated(cx, &meta, &key, "tool");
@@ -180,6 +212,12 @@ pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
     });
     if let Err(err) = parser.parse2(args) {
         cx.syn_error(err);
+    }
+    if let (Some(_), Some(destructive)) = (&attr.read_only, &attr.destructive) {
+        cx.error_spanned_by(
+            destructive,
+            "`read_only` and `destructive` contradict each other: a read-only tool changes nothing; keep the one that is true",
+        );
     }
     attr
 }

@@ -217,6 +217,26 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         .flatten()
         .map(crate::example::Json::to_json)
         .collect();
+    let title = match &tool.attr.title {
+        Some(t) => {
+            let text = t.value().trim().to_owned();
+            quote!(::core::option::Option::Some(#text))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let hint = |flag: &Option<syn::Path>| {
+        if flag.is_some() {
+            quote!(::core::option::Option::Some(true))
+        } else {
+            quote!(::core::option::Option::None)
+        }
+    };
+    let (read_only, destructive, idempotent, open_world) = (
+        hint(&tool.attr.read_only),
+        hint(&tool.attr.destructive),
+        hint(&tool.attr.idempotent),
+        hint(&tool.attr.open_world),
+    );
     let loc = sig.ident.span();
     let location = quote_spanned! {loc=>
         #krate::SourceLocation {
@@ -267,6 +287,13 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
                     output_schema: __optimclaw_output_schema,
                     call: __optimclaw_call,
                     examples: &[#(#examples),*],
+                    title: #title,
+                    hints: #krate::ToolHints {
+                        read_only: #read_only,
+                        destructive: #destructive,
+                        idempotent: #idempotent,
+                        open_world: #open_world,
+                    },
                     check_arguments: __optimclaw_check_arguments,
                     location: #location,
                 }

@@ -110,6 +110,14 @@ fn prepare_args(tool: &Tool, mut args: Value) -> Result<Value, ToolError> {
         let schema = tool.input_schema();
         strip_optional_nulls(&mut args, schema, schema, 0);
     }
+    // Linked tools are checked by decoding into their argument type; a
+    // dynamic tool's arguments are checked against its schema here, before
+    // its handler (an MCP server, a WASM module) sees them.
+    if !tool.is_linked()
+        && let Err((path, message)) = schema::check_instance(&args, tool.input_schema())
+    {
+        return Err(ToolError::invalid_arguments(tool.name(), &path, message));
+    }
     Ok(args)
 }
 

@@ -19,6 +19,62 @@ pub struct LazyConfig {
     /// Above this many characters of listed names, the note groups names by
     /// namespace prefix (`github__*: 37 tools`) so it stays bounded.
     pub note_budget_chars: usize,
+    /// How tools loaded through `tool_info` reach later requests (lazy
+    /// mode only).
+    pub strategy: LoadStrategy,
+    /// How many keyword-search hits `tool_info` returns with full schemas;
+    /// lower hits come as name and first sentence (exact names always get
+    /// their schemas). Every schema returned stays in the conversation's
+    /// history and is re-read by every later request.
+    pub full_schemas: usize,
+}
+
+/// How deferred tools reach the model once `tool_info` found them. Chosen
+/// for the provider's prompt cache: providers render tools first, so a
+/// `tools` array that changes re-bills the whole conversation after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LoadStrategy {
+    /// Loaded tools' specs join the `tools` array after the core tools:
+    /// calls are schema-constrained, but every discovery changes the cached
+    /// prefix (one cache rewrite of the conversation per discovery).
+    #[default]
+    Append,
+    /// The `tools` array never changes: core tools, `tool_info` and
+    /// `call_tool(name, arguments)`, through which the model calls any
+    /// deferred tool (arguments checked at dispatch; an invalid call's error
+    /// carries the schema). Works in every dialect and over MCP.
+    Bridge,
+    /// The provider's own deferral fed by our search: every deferred tool
+    /// is sent with `defer_loading: true` and `tool_info` answers with
+    /// references the provider expands in place (Anthropic `tool_reference`
+    /// blocks, OpenAI Responses client `tool_search`). Other dialects fall
+    /// back to [`Bridge`](Self::Bridge).
+    Native,
+}
+
+impl LoadStrategy {
+    /// Every strategy.
+    pub const ALL: [LoadStrategy; 3] = [
+        LoadStrategy::Append,
+        LoadStrategy::Bridge,
+        LoadStrategy::Native,
+    ];
+
+    /// `append`, `bridge` or `native`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LoadStrategy::Append => "append",
+            LoadStrategy::Bridge => "bridge",
+            LoadStrategy::Native => "native",
+        }
+    }
+
+    /// Parses [`name`](Self::name) (any case).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|s| s.name().eq_ignore_ascii_case(name))
+    }
 }
 
 impl Default for LazyConfig {
@@ -26,6 +82,8 @@ impl Default for LazyConfig {
         LazyConfig {
             enabled: false,
             note_budget_chars: 4_000,
+            strategy: LoadStrategy::Append,
+            full_schemas: 2,
         }
     }
 }
@@ -42,6 +100,13 @@ impl LazyConfig {
             enabled: true,
             ..Self::default()
         }
+    }
+
+    /// Sets the load strategy.
+    #[must_use]
+    pub fn with_strategy(mut self, strategy: LoadStrategy) -> Self {
+        self.strategy = strategy;
+        self
     }
 
     /// Sets the note budget in characters.

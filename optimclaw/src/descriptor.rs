@@ -26,6 +26,30 @@ pub enum ToolKind {
     Deferred,
 }
 
+/// What a tool says about its behaviour, for clients that decide what to
+/// confirm or retry (MCP tool annotations). `None` is "not said": MCP's
+/// defaults apply (a tool may change things, destructively, and reach the
+/// outside world). Hints, not guarantees: clients must not trust them from
+/// servers they do not trust.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ToolHints {
+    /// Changes nothing (`#[tool(read_only)]`).
+    pub read_only: Option<bool>,
+    /// May destroy or overwrite data (`#[tool(destructive)]`).
+    pub destructive: Option<bool>,
+    /// Calling twice with the same arguments does no more than once.
+    pub idempotent: Option<bool>,
+    /// Reaches things outside the program (the web, other services).
+    pub open_world: Option<bool>,
+}
+
+impl ToolHints {
+    /// Whether no hint is given.
+    pub fn is_empty(&self) -> bool {
+        *self == ToolHints::default()
+    }
+}
+
 /// Where a linked tool was defined.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceLocation {
@@ -66,6 +90,10 @@ pub struct ToolDescriptor {
     pub call: CallFn,
     /// Example calls (`#[tool(examples = [...])]`), as JSON objects in text.
     pub examples: &'static [&'static str],
+    /// A human-readable title (`#[tool(title = "…")]`, MCP `title`).
+    pub title: Option<&'static str>,
+    /// Behaviour hints (`read_only`, `destructive`, …; MCP annotations).
+    pub hints: ToolHints,
     /// Decodes arguments without calling the function: how examples are
     /// checked when a registry is built.
     pub check_arguments: fn(Value) -> Result<(), ToolError>,

@@ -33,9 +33,11 @@ pub mod wasm;
 pub mod __private;
 
 pub use call::{CallOptions, MAX_ARGUMENT_DEPTH};
-pub use config::{ConfigError, LazyConfig};
+pub use config::{ConfigError, LazyConfig, LoadStrategy};
 pub use context::ToolContext;
-pub use descriptor::{CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolKind, linked_tools};
+pub use descriptor::{
+    CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolHints, ToolKind, linked_tools,
+};
 pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use optimclaw_macros::tool;
 pub use prompt::Prompt;

@@ -5,10 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::config::LazyConfig;
+use crate::config::{LazyConfig, LoadStrategy};
 use crate::registry::Registry;
 pub use crate::tool::TOOL_INFO;
 use crate::tool::Tool;
+use crate::tool::is_framework_tool;
 
 /// The note's fixed opening, as in the OptimClaw lazy-tools document.
 pub const NOTE_PREFIX: &str = "Additional tools available (use tool_info to load): ";
@@ -24,6 +25,8 @@ pub struct Prompt<'r> {
     pub note: Option<String>,
     /// The registry the prompt was made from.
     pub(crate) registry: &'r Registry,
+    /// How loaded tools reach requests ([`LoadStrategy::Append`] when eager).
+    pub strategy: LoadStrategy,
 }
 
 impl Prompt<'_> {
@@ -67,19 +70,30 @@ impl Registry {
                 tools: self
                     .tools()
                     .iter()
-                    .filter(|t| t.name() != TOOL_INFO)
+                    .filter(|t| !is_framework_tool(t.name()))
                     .collect(),
                 note: None,
                 registry: self,
+                strategy: LoadStrategy::Append,
             };
         }
         let mut tools: Vec<&Tool> = self.tools().iter().filter(|t| t.is_core()).collect();
-        for name in loaded {
-            if let Some(tool) = self.get(name.as_ref())
-                && !tool.is_core()
-                && !tools.iter().any(|t| t.name() == tool.name())
-            {
-                tools.push(tool);
+        match lazy.strategy {
+            LoadStrategy::Append => {
+                for name in loaded {
+                    if let Some(tool) = self.get(name.as_ref())
+                        && !tool.is_core()
+                        && !tools.iter().any(|t| t.name() == tool.name())
+                    {
+                        tools.push(tool);
+                    }
+                }
+            }
+            // The same array for every request of the conversation: core
+            // tools, `tool_info` and the bridge, sorted by name.
+            LoadStrategy::Bridge | LoadStrategy::Native => {
+                tools.push(self.bridge_tool());
+                tools.sort_by(|a, b| a.name().cmp(b.name()));
             }
         }
         let deferred: Vec<&str> = self
@@ -93,6 +107,7 @@ impl Registry {
             tools,
             note,
             registry: self,
+            strategy: lazy.strategy,
         }
     }
 }

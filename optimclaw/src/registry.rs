@@ -15,7 +15,7 @@ use crate::context::ToolContext;
 use crate::descriptor::{ToolDescriptor, linked_tools};
 use crate::error::{RegistryError, ToolError};
 use crate::search::{SearchIndex, Weights};
-use crate::tool::{DynamicTool, TOOL_INFO, Tool, is_valid_tool_name};
+use crate::tool::{CALL_TOOL, DynamicTool, Tool, is_framework_tool, is_valid_tool_name};
 
 /// Builds a [`Registry`].
 #[derive(Debug)]
@@ -110,6 +110,12 @@ impl RegistryBuilder {
                     tool.origin()
                 ));
             }
+            if tool.name() == CALL_TOOL {
+                problems.push(format!(
+                    "tool `{CALL_TOOL}` ({}): the name is reserved for the bridge of the bridge load strategy; rename the tool",
+                    tool.origin()
+                ));
+            }
             if let Err(problem) = tool.check_examples() {
                 problems.push(problem);
             }
@@ -149,7 +155,7 @@ impl RegistryBuilder {
             tools
                 .iter()
                 .enumerate()
-                .filter(|(_, t)| !t.is_core() && t.name() != TOOL_INFO),
+                .filter(|(_, t)| !t.is_core() && !is_framework_tool(t.name())),
             self.weights,
         );
         Ok(Registry {
@@ -160,6 +166,7 @@ impl RegistryBuilder {
                 call_timeout: self.call_timeout,
                 lazy,
                 search,
+                bridge: Tool::from_dynamic(bridge_tool()),
             }),
         })
     }
@@ -173,6 +180,8 @@ struct Inner {
     call_timeout: Option<Duration>,
     lazy: LazyConfig,
     search: SearchIndex,
+    /// `call_tool`, sent in bridge prompts; not in `tools`.
+    bridge: Tool,
 }
 
 /// Every tool of a program, validated, with schemas materialised once.
@@ -214,6 +223,14 @@ impl Registry {
             .into_iter()
             .map(|hit| &self.inner.tools[hit.tool])
             .collect()
+    }
+
+    /// The bridge tool `call_tool` of [`LoadStrategy::Bridge`]: in bridge
+    /// prompts, never in [`tools`](Self::tools).
+    ///
+    /// [`LoadStrategy::Bridge`]: crate::config::LoadStrategy::Bridge
+    pub fn bridge_tool(&self) -> &Tool {
+        &self.inner.bridge
     }
 
     /// The search index (for scores and benchmarks).
@@ -304,12 +321,87 @@ impl Registry {
         ctx: &ToolContext,
         options: CallOptions,
     ) -> Result<Value, ToolError> {
+        if name == CALL_TOOL {
+            let (inner, args) = unpack_bridge_call(args)?;
+            return Box::pin(self.call_with(&inner, args, ctx, options)).await;
+        }
         let Some(tool) = self.get(name) else {
             return Err(ToolError::unknown_tool(name, &self.nearest_names(name, 3)));
         };
         let ctx = ctx.clone().with_dispatcher(self.inner.clone());
         call::run(tool, args, ctx, options.timeout.or(self.inner.call_timeout)).await
     }
+}
+
+/// The bridge tool's spec: a name and an open object of arguments.
+fn bridge_tool() -> DynamicTool {
+    DynamicTool::new(
+        CALL_TOOL,
+        "Call a tool that tool_info returned (not one already in your tool list): pass its exact name, and its arguments as an object matching the parameters tool_info gave for it.",
+        serde_json::json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "description": "The exact name of the tool, as tool_info returned it."},
+                "arguments": {"type": "object", "additionalProperties": true, "description": "The tool's arguments, as its parameters in tool_info's answer describe them."},
+            },
+            "required": ["name", "arguments"],
+            "additionalProperties": false,
+        }),
+    )
+    .kind(crate::descriptor::ToolKind::Core)
+    .origin("optimclaw (the bridge of the bridge load strategy)")
+}
+
+/// `{name, arguments}` of a `call_tool` call, or an error the model can act on.
+pub(crate) fn unpack_bridge_call(args: Value) -> Result<(String, Value), ToolError> {
+    let Value::Object(mut map) = args else {
+        return Err(ToolError::invalid_arguments(
+            CALL_TOOL,
+            "",
+            "expected an object {\"name\": \"tool name\", \"arguments\": {…}}",
+        ));
+    };
+    let name = match map.remove("name") {
+        Some(Value::String(name)) if !name.is_empty() => name,
+        _ => {
+            return Err(ToolError::invalid_arguments(
+                CALL_TOOL,
+                "name",
+                "`name` must be the exact name of a tool, as tool_info returned it",
+            ));
+        }
+    };
+    if name == CALL_TOOL {
+        return Err(ToolError::invalid_arguments(
+            CALL_TOOL,
+            "name",
+            "call_tool cannot call itself; pass the name of the tool to run",
+        ));
+    }
+    let arguments = match map.remove("arguments") {
+        None | Some(Value::Null) => Value::Object(serde_json::Map::new()),
+        Some(v @ Value::Object(_)) => v,
+        Some(other) => {
+            return Err(ToolError::invalid_arguments(
+                CALL_TOOL,
+                "arguments",
+                format!(
+                    "`arguments` must be an object of the tool's named arguments, got {}",
+                    crate::schema::json_type_name(&other)
+                ),
+            ));
+        }
+    };
+    if let Some(extra) = map.keys().next() {
+        return Err(ToolError::invalid_arguments(
+            CALL_TOOL,
+            extra,
+            format!(
+                "unknown field `{extra}`: call_tool takes `name` and `arguments` only; put the tool's arguments inside `arguments`"
+            ),
+        ));
+    }
+    Ok((name, arguments))
 }
 
 impl ToolContext {

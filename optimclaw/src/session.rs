@@ -6,12 +6,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde_json::{Value, json};
 
 use crate::call::CallOptions;
-use crate::config::LazyConfig;
+use crate::config::{LazyConfig, LoadStrategy};
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::prompt::{Prompt, canonical_spec};
-use crate::registry::Registry;
-use crate::tool::TOOL_INFO;
+use crate::registry::{Registry, unpack_bridge_call};
+use crate::tool::{CALL_TOOL, TOOL_INFO};
 
 /// One conversation with a model.
 ///
@@ -141,6 +141,11 @@ impl Session {
         ctx: &ToolContext,
         options: CallOptions,
     ) -> Result<Value, ToolError> {
+        if name == CALL_TOOL {
+            // The bridge: the same path as a direct call of the named tool.
+            let (inner, args) = unpack_bridge_call(args)?;
+            return Box::pin(self.call_with(&inner, args, ctx, options)).await;
+        }
         let registry = &self.inner.registry;
         let result = registry.call_with(name, args, ctx, options).await;
         let Some(tool) = registry.get(name) else {
@@ -148,23 +153,35 @@ impl Session {
         };
         if tool.name() == TOOL_INFO {
             if let Ok(answer) = &result {
+                // Only tools returned with their schemas count as loaded.
                 let names = answer["tools"]
                     .as_array()
                     .into_iter()
                     .flatten()
+                    .filter(|t| t.get("parameters").is_some())
                     .filter_map(|t| t["name"].as_str());
                 self.load(names);
             }
             return result;
         }
-        if tool.is_core() || self.is_loaded(name) {
+        // Under the bridge (and native deferral) a deferred tool's schema is
+        // never in the `tools` array: a failed call always gets it back.
+        let schema_sent =
+            self.inner.lazy.strategy == LoadStrategy::Append || !self.inner.lazy.enabled;
+        if tool.is_core() || (schema_sent && self.is_loaded(name)) {
             return result;
         }
         match result {
             Err(err) if err.kind() == ToolErrorKind::InvalidArguments => {
-                let hint = format!(
-                    "{err}. The tool `{name}` was not loaded yet; its schema is attached: retry with arguments that match it"
-                );
+                let hint = if schema_sent {
+                    format!(
+                        "{err}. The tool `{name}` was not loaded yet; its schema is attached: retry with arguments that match it"
+                    )
+                } else {
+                    format!(
+                        "{err}. The schema of `{name}` is attached: retry with arguments that match it"
+                    )
+                };
                 Err(ToolError::with_kind(ToolErrorKind::InvalidArguments, hint)
                     .with_data(json!({ "tool": canonical_spec(tool) })))
             }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::context::ToolContext;
-use crate::descriptor::{CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolKind};
+use crate::descriptor::{CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolHints, ToolKind};
 use crate::error::ToolError;
 use crate::schema;
 
@@ -36,6 +36,18 @@ pub fn examples_in_entry(entry: &serde_json::Map<String, Value>) -> Vec<Value> {
 /// The name of the discovery tool (reserved: it is never deferred, never
 /// searched, and the lazy note points at it).
 pub const TOOL_INFO: &str = "tool_info";
+
+/// The name of the bridge tool of [`LoadStrategy::Bridge`]: calls any tool
+/// by name (reserved like [`TOOL_INFO`]; sent only in bridge prompts).
+///
+/// [`LoadStrategy::Bridge`]: crate::config::LoadStrategy::Bridge
+pub const CALL_TOOL: &str = "call_tool";
+
+/// Whether `name` is one of the framework's own tools (`tool_info`,
+/// `call_tool`): never searched, never listed as deferred.
+pub fn is_framework_tool(name: &str) -> bool {
+    name == TOOL_INFO || name == CALL_TOOL
+}
 
 /// The provider rule for tool names: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn is_valid_tool_name(name: &str) -> bool {
@@ -117,6 +129,8 @@ pub struct DynamicTool {
     input_schema: Value,
     output_schema: Option<Value>,
     examples: Vec<Value>,
+    title: Option<String>,
+    hints: ToolHints,
     handler: Handler,
     origin: String,
 }
@@ -137,6 +151,8 @@ impl DynamicTool {
             input_schema,
             output_schema: None,
             examples: Vec::new(),
+            title: None,
+            hints: ToolHints::default(),
             handler: Handler::None,
             origin: "dynamic".into(),
         }
@@ -190,6 +206,20 @@ impl DynamicTool {
         self
     }
 
+    /// Sets a human-readable title (MCP `title`).
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets behaviour hints (MCP annotations).
+    #[must_use]
+    pub fn hints(mut self, hints: ToolHints) -> Self {
+        self.hints = hints;
+        self
+    }
+
     /// Says where the tool comes from, for error messages.
     #[must_use]
     pub fn origin(mut self, origin: impl Into<String>) -> Self {
@@ -229,6 +259,8 @@ pub struct Tool {
     input_schema: Value,
     output_schema: Option<Value>,
     examples: Vec<Value>,
+    title: Option<String>,
+    hints: ToolHints,
     /// Decodes arguments without a call (linked tools), for checking examples.
     check_arguments: Option<fn(Value) -> Result<(), ToolError>>,
     handler: Handler,
@@ -245,6 +277,8 @@ impl Tool {
             mut input_schema,
             output_schema,
             examples,
+            title,
+            hints,
             handler,
             origin: _,
         } = parts;
@@ -261,6 +295,8 @@ impl Tool {
             input_schema,
             output_schema,
             examples,
+            title,
+            hints,
             check_arguments: None,
             handler,
             origin,
@@ -281,6 +317,8 @@ impl Tool {
                 .iter()
                 .filter_map(|text| serde_json::from_str(text).ok())
                 .collect(),
+            title: d.title.map(str::to_owned),
+            hints: d.hints,
             handler: Handler::Linked(d.call),
             origin: String::new(),
         };
@@ -322,6 +360,16 @@ impl Tool {
     pub fn output_schema(&self) -> Option<&Value> {
         self.output_schema.as_ref()
     }
+    /// The human-readable title, if any.
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// Behaviour hints (MCP annotations).
+    pub fn hints(&self) -> ToolHints {
+        self.hints
+    }
+
     /// Example calls (argument objects), checked when the registry was built.
     pub fn examples(&self) -> &[Value] {
         &self.examples
@@ -364,6 +412,12 @@ impl Tool {
     /// Whether calls can run here (a manifest tool without handler cannot).
     pub fn is_callable(&self) -> bool {
         !matches!(self.handler, Handler::None)
+    }
+
+    /// Whether the tool is a `#[tool]` function (its arguments are checked
+    /// by decoding them into its argument type).
+    pub(crate) fn is_linked(&self) -> bool {
+        matches!(self.handler, Handler::Linked(_))
     }
 
     /// What runs the tool's calls.

@@ -23,17 +23,22 @@ pub struct ToolInfoEntry {
     pub name: String,
     /// What the tool does.
     pub description: String,
-    /// The JSON schema of its arguments.
-    pub parameters: Value,
+    /// The JSON schema of its arguments; absent for the lower hits of a
+    /// keyword search (ask for the tool by name to get it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
+    pub parameters: Option<Value>,
     /// Example calls (argument objects), where the tool has them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub examples: Vec<Value>,
 }
 
 /// The answer of `tool_info`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct ToolInfoAnswer {
-    /// Matching tools, best first, with their full schemas.
+    /// Matching tools, best first: exact names and the best keyword hits
+    /// with their full schemas, lower keyword hits by name and description.
     pub tools: Vec<ToolInfoEntry>,
     /// Said when nothing (or not everything) matched, with nearest names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -45,8 +50,26 @@ impl ToolInfoEntry {
         ToolInfoEntry {
             name: tool.name().to_owned(),
             description: tool.description().to_owned(),
-            parameters: tool.input_schema().clone(),
+            parameters: Some(tool.input_schema().clone()),
             examples: tool.examples().to_vec(),
+        }
+    }
+
+    /// Name and description only (the first sentence), for the lower hits
+    /// of a keyword search: they stay out of the conversation's history
+    /// until the model asks for one by name.
+    fn brief(tool: &Tool) -> Self {
+        let description = tool.description();
+        let first = description
+            .split_inclusive(". ")
+            .next()
+            .unwrap_or(description)
+            .trim_end();
+        ToolInfoEntry {
+            name: tool.name().to_owned(),
+            description: first.to_owned(),
+            parameters: None,
+            examples: Vec::new(),
         }
     }
 }
@@ -159,9 +182,25 @@ impl Registry {
                 )),
             });
         }
+        let full = self.lazy_config().full_schemas.max(1);
+        let brief = hits.len().saturating_sub(full);
         Ok(ToolInfoAnswer {
-            tools: hits.into_iter().map(ToolInfoEntry::of).collect(),
-            message: None,
+            tools: hits
+                .into_iter()
+                .enumerate()
+                .map(|(i, t)| {
+                    if i < full {
+                        ToolInfoEntry::of(t)
+                    } else {
+                        ToolInfoEntry::brief(t)
+                    }
+                })
+                .collect(),
+            message: (brief > 0).then(|| {
+                format!(
+                    "the last {brief} are listed without their schemas; ask tool_info for one by name to get its schema"
+                )
+            }),
         })
     }
 

@@ -7,8 +7,11 @@ the provider's SDK types (a 400 names the problem), then answered by rules
 that play a model using lazy tools:
 
 1. the user asks something: call `tool_info` to find a calculator;
-2. `tool_info` answered and `calculate` is now among the request's tools:
-   call `calculate` with the numbers from the user's message;
+2. `tool_info` answered and `calculate` is now among the request's tools
+   (appended, or referenced by a `tool_reference` block under Anthropic's
+   native deferral): call `calculate` with the numbers from the user's
+   message; if it is not but the bridge `call_tool` is, call it through
+   `call_tool`;
 3. the calculator answered: reply with its result.
 
 Usage: fake_model.py PORT_FILE   (binds 127.0.0.1:0, writes the port there)
@@ -42,10 +45,13 @@ def decide(user_text, tool_names, tool_outputs):
     numbers = re.findall(r"\d+", user_text)
     expression = " * ".join(numbers) if numbers else "0"
     for name, output in reversed(tool_outputs):
-        if name == "calculate":
+        if name in ("calculate", "call_tool"):
             return ("say", f"The answer is {json.loads(output)}.")
     if "calculate" in tool_names:
         return ("call", "calculate", {"expression": expression})
+    found = any(name == "tool_info" and "calculate" in str(output) for name, output in tool_outputs)
+    if found and "call_tool" in tool_names:
+        return ("call", "call_tool", {"name": "calculate", "arguments": {"expression": expression}})
     return ("call", "tool_info", {"query": "calculate arithmetic expression", "max_results": 3})
 
 
@@ -109,7 +115,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def anthropic(self, body):
         messages = body["messages"]
-        tools = [t["name"] for t in body.get("tools", []) if "name" in t]
+        # Deferred tools can be called once a tool_reference names them.
+        tools = [t["name"] for t in body.get("tools", []) if "name" in t and not t.get("defer_loading")]
         names, outputs, user = {}, [], ""
         for m in messages:
             for block in m["content"]:
@@ -118,7 +125,10 @@ class Handler(BaseHTTPRequestHandler):
                 elif block["type"] == "text" and m["role"] == "user":
                     user, outputs = block["text"], []
                 elif block["type"] == "tool_result":
-                    outputs.append((names[block["tool_use_id"]], block["content"]))
+                    content = block["content"]
+                    if isinstance(content, list):
+                        tools += [c["tool_name"] for c in content if c.get("type") == "tool_reference"]
+                    outputs.append((names[block["tool_use_id"]], content))
         move = decide(user, tools, outputs)
         if move[0] == "say":
             content, stop = [{"type": "text", "text": move[1]}], "end_turn"

@@ -35,19 +35,45 @@ def text_of(result):
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
 
-async def session_for(mode, home, notes, extra=()):
+async def session_for(mode, home, notes, extra=(), serve_flags=()):
     async def on_message(message):
         root = getattr(message, "root", message)
         if isinstance(root, types.ToolListChangedNotification):
             notes.append(root)
 
-    params = StdioServerParameters(command=BINARY, args=["--home", home, *extra, "serve", mode])
+    params = StdioServerParameters(command=BINARY, args=["--home", home, *extra, "serve", mode, *serve_flags])
     return stdio_client(params), on_message
+
+
+async def fixed_list(home):
+    """The default: one fixed tools/list (core tools, tool_info, call_tool),
+    byte-identical before and after tool_info; deferred tools are called
+    through call_tool or directly by name."""
+    notes = []
+    transport, on_message = await session_for("--lazy", home, notes)
+    async with transport as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as s:
+            await s.initialize()
+            before = await s.list_tools()
+            names = sorted(t.name for t in before.tools)
+            check(len(names) == 13 and "tool_info" in names and "call_tool" in names, f"fixed list: {names}")
+            found = await s.call_tool("tool_info", {"query": "job_create"})
+            check(not found.is_error, text_of(found))
+            bridged = await s.call_tool("call_tool", {"name": "job_create", "arguments": {"prompt": "Summarize the news", "priority": 2}})
+            check(not bridged.is_error and '"priority":2' in text_of(bridged).replace(" ", ""), text_of(bridged))
+            direct = await s.call_tool("calculate", {"expression": "6 * 7"})
+            check(not direct.is_error and text_of(direct).strip() == "42", text_of(direct))
+            bad = await s.call_tool("call_tool", {"name": "job_status", "arguments": {"job": 1}})
+            check(bad.is_error and '"required":["id"]' in text_of(bad).replace(" ", ""), f"bridge error carries the schema: {text_of(bad)}")
+            after = await s.list_tools()
+            check(before.model_dump_json() == after.model_dump_json(), "tools/list is byte-identical after tool_info and calls")
+            await asyncio.sleep(0.2)
+            check(not notes, "no list_changed in the fixed mode")
 
 
 async def lazy_mode(home):
     notes = []
-    transport, on_message = await session_for("--lazy", home, notes)
+    transport, on_message = await session_for("--lazy", home, notes, serve_flags=("--list-changed",))
     async with transport as (read, write):
         async with ClientSession(read, write, message_handler=on_message) as s:
             init = await s.initialize()
@@ -126,8 +152,9 @@ async def imported_server(home):
             seen = len(notes)
             grown = await s.call_tool("faulty__grow", {})
             check(not grown.is_error, text_of(grown))
-            # One notification for loading faulty__grow, one for the refresh.
-            check(await wait_for(notes, seen + 2), "the imported server's change reached us")
+            # The fixed list changes only when the tools do: one
+            # notification, for the refresh (none for loading faulty__grow).
+            check(await wait_for(notes, seen + 1), "the imported server's change reached us")
             extra = None
             for _ in range(100):
                 found = await s.call_tool("tool_info", {"query": "faulty__extra"})
@@ -176,6 +203,7 @@ def malformed_frames(home):
 
 async def main():
     with tempfile.TemporaryDirectory() as home:
+        await fixed_list(home)
         await lazy_mode(home)
         await eager_mode(home)
         await imported_server(home)

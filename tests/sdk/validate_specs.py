@@ -16,7 +16,8 @@ import anthropic.types as at
 import mcp.types as mt
 from google.genai import types as gt
 from openai.types.chat import ChatCompletionFunctionToolParam
-from openai.types.responses import FunctionToolParam, ToolSearchToolParam
+from openai.types.responses import FunctionToolParam, NamespaceToolParam, ToolSearchToolParam
+from openai.types.responses.namespace_tool_param import ToolFunction as NamespaceFunction
 from openai.types.shared_params import FunctionDefinition
 
 
@@ -78,10 +79,28 @@ def validate(dialect, spec):
     elif dialect == "openai-responses":
         if spec.get("type") == "tool_search":
             validate_typed_dict(ToolSearchToolParam, spec, where)
+        elif spec.get("type") == "namespace":
+            validate_typed_dict(NamespaceToolParam, spec, where)
+            for inner in spec["tools"]:
+                validate_typed_dict(NamespaceFunction, inner, f"{where}/{inner.get('name')}")
+                if inner.get("strict"):
+                    check_strict(inner["parameters"])
         else:
             validate_typed_dict(FunctionToolParam, spec, where)
             if spec.get("strict"):
                 check_strict(spec["parameters"])
+    elif dialect == "openai-responses-input":
+        # Input items the client sends back (a client tool search's answer).
+        from openai.types.responses.response_tool_search_output_item_param_param import (
+            ResponseToolSearchOutputItemParamParam,
+        )
+        validate_typed_dict(ResponseToolSearchOutputItemParamParam, spec, where)
+        for inner in spec["tools"]:
+            validate_typed_dict(FunctionToolParam, inner, f"{where}/{inner.get('name')}")
+    elif dialect == "anthropic-content":
+        # Content blocks of a tool result (native deferral's references).
+        block = at.ToolReferenceBlockParam if spec.get("type") == "tool_reference" else at.TextBlockParam
+        validate_typed_dict(block, spec, where)
     elif dialect == "anthropic":
         if spec.get("type", "").startswith("tool_search_tool_regex"):
             validate_typed_dict(at.ToolSearchToolRegex20251119Param, spec, where)

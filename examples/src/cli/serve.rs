@@ -24,6 +24,8 @@ pub struct ServeOptions {
     pub limits: HttpLimits,
     /// Tool calls running at once, over every client.
     pub max_calls: usize,
+    /// Per-connection lists with `list_changed` instead of one fixed list.
+    pub list_changed: bool,
 }
 
 /// Serves until stdin closes (stdio) or Ctrl-C (HTTP).
@@ -40,10 +42,14 @@ pub async fn serve(
         clients,
         limits,
         max_calls,
+        list_changed,
     } = options;
-    let server = McpServer::with_lazy(registry, mode, ctx)
+    let mut server = McpServer::with_lazy(registry, mode, ctx)
         .named("optimclaw-assistant")
         .max_in_flight_calls(max_calls);
+    if list_changed {
+        server = server.per_connection_lists();
+    }
     // An imported server's tools changed: rebuild and tell our clients.
     for client in &clients {
         let (client, all, server, lazy, extra) = (

@@ -45,7 +45,7 @@ pub(super) fn request(
                         json!({
                             "type": "tool_result",
                             "tool_use_id": o.id,
-                            "content": o.content,
+                            "content": o.blocks.clone().unwrap_or_else(|| Value::String(o.content.clone())),
                             "is_error": o.is_error,
                         })
                     })

@@ -5,6 +5,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::config::LoadStrategy;
 use crate::config::{default_dotenv_path, read_dotenv};
 use crate::provider::Dialect;
 
@@ -258,6 +259,9 @@ pub struct AgentOptions {
     /// objects, every field required, optional ones nullable), so the
     /// arguments always match the schema.
     pub strict: bool,
+    /// How tools found by `tool_info` reach later requests; `None` keeps
+    /// the session's own ([`LazyConfig::strategy`](crate::LazyConfig)).
+    pub strategy: Option<LoadStrategy>,
     /// A tool result longer than this many characters is cut (default
     /// 50,000), with a line saying how much was left out.
     pub max_result_chars: usize,
@@ -275,6 +279,7 @@ impl Default for AgentOptions {
             max_backoff: Duration::from_secs(60),
             native_deferral: false,
             strict: false,
+            strategy: None,
             max_result_chars: 50_000,
         }
     }
@@ -323,6 +328,13 @@ impl AgentOptions {
     #[must_use]
     pub fn native_deferral(mut self, on: bool) -> Self {
         self.native_deferral = on;
+        self
+    }
+
+    /// Sets [`strategy`](Self::strategy).
+    #[must_use]
+    pub fn strategy(mut self, strategy: LoadStrategy) -> Self {
+        self.strategy = Some(strategy);
         self
     }
 

@@ -43,11 +43,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::CallOptions;
+use crate::config::LoadStrategy;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::provider::{Dialect, RenderOptions};
 use crate::schema::json_type_name;
 use crate::session::Session;
+use crate::tool::TOOL_INFO;
 
 pub use config::{AgentOptions, ApiKey, MODEL_VAR, ModelConfig, WireFormat};
 pub use error::AgentError;
@@ -124,6 +126,16 @@ impl Agent {
         options: AgentOptions,
         http: reqwest::Client,
     ) -> Self {
+        // A strategy in the options wins over the session's own.
+        let session = match options.strategy {
+            Some(strategy) if strategy != session.lazy_config().strategy => {
+                let lazy = session.lazy_config().clone().with_strategy(strategy);
+                let fresh = Session::with_lazy(session.registry().clone(), lazy);
+                fresh.load(session.loaded());
+                fresh
+            }
+            _ => session,
+        };
         Agent {
             session,
             model,
@@ -310,6 +322,16 @@ impl Agent {
     #[cfg(not(feature = "tokens"))]
     fn measure_tools(&mut self, _: &mut RequestUsage, _: &[Value], _: Option<&str>) {}
 
+    /// Whether `tool_info` results go back as Anthropic `tool_reference`
+    /// blocks ([`LoadStrategy::Native`] on the messages API).
+    fn native_references(&self) -> bool {
+        let lazy = self.session.lazy_config();
+        lazy.enabled
+            && lazy.strategy == LoadStrategy::Native
+            && self.model.format == WireFormat::AnthropicMessages
+            && !self.options.native_deferral
+    }
+
     async fn run_calls(
         &self,
         calls: &[ToolCallRequest],
@@ -335,6 +357,16 @@ impl Agent {
                         ),
                     )),
                 };
+                // Native deferral on Anthropic: tool_info answers with
+                // references the provider expands in place.
+                let blocks = match &result {
+                    Ok(value) if call.name == TOOL_INFO && self.native_references() => {
+                        serde_json::from_value::<crate::tool_info::ToolInfoAnswer>(value.clone())
+                            .ok()
+                            .map(|answer| Value::Array(crate::provider::tool_references(&answer)))
+                    }
+                    _ => None,
+                };
                 let (content, is_error) = match result {
                     Ok(value) => (value.to_string(), false),
                     Err(err) => (err.to_json().to_string(), true),
@@ -345,6 +377,7 @@ impl Agent {
                     content: cap_chars(content, self.options.max_result_chars),
                     is_error,
                     elapsed: started.elapsed(),
+                    blocks,
                 }
             }
         });

@@ -32,6 +32,9 @@ pub struct ToolOutcome {
     pub is_error: bool,
     /// How long the call took.
     pub elapsed: Duration,
+    /// Content blocks sent instead of `content` where the wire format has
+    /// them (Anthropic `tool_reference` blocks under native deferral).
+    pub blocks: Option<Value>,
 }
 
 /// One turn of the conversation.

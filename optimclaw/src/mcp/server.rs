@@ -11,13 +11,13 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData as McpError, ServerHandler, ServiceExt};
 use serde_json::Value;
 
-use crate::config::LazyConfig;
+use crate::config::{LazyConfig, LoadStrategy};
 use crate::context::ToolContext;
 use crate::error::ToolErrorKind;
 use crate::provider::{Dialect, RenderOptions};
 use crate::registry::Registry;
 use crate::session::Session;
-use crate::tool::TOOL_INFO;
+use crate::tool::{CALL_TOOL, TOOL_INFO};
 
 use super::http::HttpLimits;
 
@@ -36,6 +36,9 @@ struct Shared {
     /// Tool calls running now, over every connection.
     calls: Arc<tokio::sync::Semaphore>,
     max_calls: usize,
+    /// `tools/list` grows per connection as `tool_info` loads tools (the
+    /// opt-in mode); otherwise one fixed list for everyone.
+    per_connection: bool,
 }
 
 /// One client connection's state.
@@ -44,13 +47,18 @@ struct Connection {
     generation: AtomicU64,
 }
 
-/// An MCP server for a registry. Each client connection gets its own
-/// [`Session`]: in lazy mode `tools/list` starts with the core tools and
-/// `tool_info`; when `tool_info` loads tools the server sends
-/// `notifications/tools/list_changed` and the next `tools/list` has them.
+/// An MCP server for a registry.
+///
+/// `tools/list` is one fixed list, the same for every connection and every
+/// request, in a deterministic order (MCP 2026-07-28: it must not vary per
+/// connection or as a side effect of other requests). Eager: every tool. Lazy:
+/// the core tools, `tool_info` and the bridge `call_tool(name, arguments)`;
+/// every deferred tool can also be called by its own name through
+/// `tools/call`. [`per_connection_lists`](Self::per_connection_lists) opts in
+/// to the older behaviour of lists that grow as `tool_info` loads tools.
 /// [`set_registry`](Self::set_registry) swaps the registry under running
-/// connections (e.g. when an imported MCP server's tools changed); loaded
-/// tools stay loaded and clients are told.
+/// connections (e.g. when an imported MCP server's tools changed) and tells
+/// clients with `notifications/tools/list_changed`.
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
@@ -81,6 +89,7 @@ impl McpServer {
                 peers: Mutex::new(Vec::new()),
                 calls: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CALLS)),
                 max_calls: DEFAULT_MAX_CALLS,
+                per_connection: false,
             }),
             conn: Arc::new(Connection {
                 session: RwLock::new(session),
@@ -94,6 +103,22 @@ impl McpServer {
     pub fn named(mut self, name: impl Into<String>) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
             shared.name = name.into();
+        }
+        self
+    }
+
+    /// Opts in to lists that grow per connection: in lazy mode `tools/list`
+    /// starts with the core tools and `tool_info`, and each `tool_info`
+    /// adds what it found and sends `notifications/tools/list_changed`.
+    /// Valid only for clients on protocol versions with sessions (before
+    /// 2026-07-28) that follow `list_changed`: MCP 2026-07-28 says
+    /// `tools/list` must not vary per connection or as a side effect of
+    /// other requests, and many clients ignore the notification. The
+    /// default is one fixed list (see [`McpServer`]). Set before serving.
+    #[must_use]
+    pub fn per_connection_lists(mut self) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.per_connection = true;
         }
         self
     }
@@ -203,12 +228,24 @@ impl McpServer {
         super::http::serve(self, listener, shutdown, limits).await
     }
 
-    /// The tools this connection lists now.
+    /// The tools this connection lists now: the fixed list, or under
+    /// [`per_connection_lists`](Self::per_connection_lists) what this
+    /// connection has loaded.
     pub fn list(&self) -> Result<Vec<Tool>, McpError> {
-        let rendered = self
-            .session()
-            .render(Dialect::Mcp, RenderOptions::default())
-            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let session = self.session();
+        let rendered = if self.shared.per_connection {
+            session.render(Dialect::Mcp, RenderOptions::default())
+        } else {
+            let fixed = session
+                .lazy_config()
+                .clone()
+                .with_strategy(LoadStrategy::Bridge);
+            session
+                .registry()
+                .prompt::<&str>(&fixed, &[])
+                .render(Dialect::Mcp, RenderOptions::default())
+        }
+        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
         rendered
             .tools
             .into_iter()
@@ -255,7 +292,14 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.list()?))
+        let mut result = ListToolsResult::with_all_items(self.list()?);
+        if !self.shared.per_connection {
+            // The same list for every caller until the registry changes
+            // (which clients hear through `list_changed`).
+            result.ttl_ms = Some(60_000);
+            result.cache_scope = Some(rmcp::model::CacheScope::Public);
+        }
+        Ok(result)
     }
 
     async fn call_tool(
@@ -273,7 +317,21 @@ impl ServerHandler for McpServer {
         };
         let session = self.session();
         let registry = session.registry();
-        let Some(tool) = registry.get(&name) else {
+        let target = if name == CALL_TOOL {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        } else {
+            name.clone()
+        };
+        let Some(tool) = registry
+            .get(&target)
+            .or_else(|| (name == CALL_TOOL).then(|| registry.bridge_tool()))
+        else {
             let near = registry.nearest_names(&name, 3);
             let hint = if near.is_empty() {
                 String::new()
@@ -298,7 +356,10 @@ impl ServerHandler for McpServer {
             .clone()
             .with_cancellation(context.ct.clone());
         let result = session.call(&name, args, &ctx).await;
-        if session.lazy_config().enabled && session.loaded().len() > before {
+        if self.shared.per_connection
+            && session.lazy_config().enabled
+            && session.loaded().len() > before
+        {
             // The client's next tools/list includes what was just loaded.
             let _ = context.peer.notify_tool_list_changed().await;
         }

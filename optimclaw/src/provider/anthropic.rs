@@ -25,3 +25,35 @@ pub(super) fn spec(tool: &Tool) -> Value {
 pub(super) fn tool_search() -> Value {
     json!({"type": ANTHROPIC_TOOL_SEARCH, "name": "tool_search_tool_regex"})
 }
+
+/// The content of a `tool_info` result under native deferral: one
+/// `tool_reference` block per tool returned with its schema (Anthropic
+/// expands each into the tool's definition where it is referenced, so the
+/// cached prefix is untouched), plus a text block for what else the answer
+/// says (lower hits, a message).
+pub fn tool_references(answer: &crate::tool_info::ToolInfoAnswer) -> Vec<Value> {
+    let mut blocks: Vec<Value> = answer
+        .tools
+        .iter()
+        .filter(|t| t.parameters.is_some())
+        .map(|t| json!({"type": "tool_reference", "tool_name": t.name}))
+        .collect();
+    let mut notes: Vec<String> = answer
+        .tools
+        .iter()
+        .filter(|t| t.parameters.is_none())
+        .map(|t| format!("{}: {}", t.name, t.description))
+        .collect();
+    if let Some(message) = &answer.message {
+        notes.push(message.clone());
+    }
+    if blocks.is_empty() || !notes.is_empty() {
+        let text = if notes.is_empty() {
+            "no tool matched".to_owned()
+        } else {
+            notes.join("\n")
+        };
+        blocks.push(json!({"type": "text", "text": text}));
+    }
+    blocks
+}

@@ -13,6 +13,24 @@ pub(super) fn spec(tool: &Tool) -> Value {
     {
         spec["outputSchema"] = out.clone();
     }
+    if let Some(title) = tool.title() {
+        spec["title"] = Value::String(title.to_owned());
+    }
+    let hints = tool.hints();
+    if !hints.is_empty() {
+        let mut annotations = serde_json::Map::new();
+        for (key, value) in [
+            ("readOnlyHint", hints.read_only),
+            ("destructiveHint", hints.destructive),
+            ("idempotentHint", hints.idempotent),
+            ("openWorldHint", hints.open_world),
+        ] {
+            if let Some(v) = value {
+                annotations.insert(key.into(), Value::Bool(v));
+            }
+        }
+        spec["annotations"] = Value::Object(annotations);
+    }
     // MCP's tool has no field for examples: they go in `_meta`, under a
     // prefixed key as the spec asks of implementations.
     if !tool.examples().is_empty() {

@@ -33,13 +33,16 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
+use crate::config::LoadStrategy;
 use crate::prompt::Prompt;
 use crate::session::Session;
-use crate::tool::{TOOL_INFO, Tool};
+use crate::tool::{CALL_TOOL, TOOL_INFO, Tool};
 
 pub use crate::tool::EXAMPLES_META_KEY;
 pub use anthropic::ANTHROPIC_TOOL_SEARCH;
+pub use anthropic::tool_references;
 pub use gemini::gemini_schema;
+pub use openai::tool_search_output;
 pub use strict::{check_strict, strict_schema};
 pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call, render_text};
 
@@ -202,8 +205,57 @@ impl Prompt<'_> {
                 system: None,
             });
         }
+        if self.strategy == LoadStrategy::Native
+            && matches!(dialect, Dialect::Anthropic | Dialect::OpenAiResponses)
+        {
+            return self.render_native(dialect, options);
+        }
         for tool in &self.tools {
             tools.push(tool_spec_with(tool, dialect, options)?);
+        }
+        Ok(Rendered {
+            dialect,
+            tools,
+            system: self.note.clone(),
+        })
+    }
+
+    /// [`LoadStrategy::Native`]: the core tools, then every deferred tool
+    /// with `defer_loading: true` (costing nothing until referenced), in a
+    /// fixed order; our own search answers the provider's references.
+    /// Anthropic keeps `tool_info` as a client tool whose results carry
+    /// `tool_reference` blocks; OpenAI Responses gets a client-executed
+    /// `tool_search` with `tool_info`'s parameters, and deferred tools
+    /// grouped into `namespace` tools by MCP prefix (`github__*`).
+    fn render_native(
+        &self,
+        dialect: Dialect,
+        options: RenderOptions,
+    ) -> Result<Rendered, SchemaError> {
+        let core = self.tools.iter().filter(|t| {
+            t.name() != CALL_TOOL && (dialect == Dialect::Anthropic || t.name() != TOOL_INFO)
+        });
+        let mut tools = Vec::new();
+        for tool in core {
+            tools.push(tool_spec_with(tool, dialect, options)?);
+        }
+        let deferred: Vec<&Tool> = self
+            .registry
+            .tools()
+            .iter()
+            .filter(|t| !t.is_core())
+            .collect();
+        if dialect == Dialect::Anthropic {
+            for tool in deferred {
+                let mut spec = tool_spec_with(tool, dialect, options)?;
+                mark_deferred(&mut spec);
+                tools.push(spec);
+            }
+        } else {
+            tools.extend(openai::namespaces(&deferred, options)?);
+            if let Some(info) = self.registry.get(TOOL_INFO) {
+                tools.push(openai::client_tool_search(info));
+            }
         }
         Ok(Rendered {
             dialect,
