@@ -59,7 +59,7 @@ fn hints_become_mcp_annotations() {
             .unwrap()
             .to_string();
         assert!(
-            !spec.contains("readOnlyHint") && !spec.contains("Read a file"),
+            !spec.contains("readOnlyHint") && !spec.contains("\"title\""),
             "{dialect}: {spec}"
         );
     }
