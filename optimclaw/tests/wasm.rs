@@ -528,3 +528,41 @@ async fn a_wasm_tool_is_served_over_mcp_like_any_other() {
     shutdown.cancel();
     let _ = serving.await;
 }
+
+#[test]
+fn manifest_examples_are_checked_when_the_module_loads() {
+    let runtime = runtime(WasmLimits::default());
+    let with = |examples: Value| -> WasmManifest {
+        serde_json::from_value(json!({
+            "name": "echo_ex",
+            "description": "Echo with examples.",
+            "input_schema": {"type": "object", "properties": {"text": {"type": "string"}}},
+            "examples": examples,
+        }))
+        .unwrap()
+    };
+    let good = runtime
+        .tool(
+            with(json!([{"text": "hi"}])),
+            ECHO.as_bytes(),
+            Path::new("."),
+        )
+        .unwrap();
+    let registry = Registry::builder()
+        .without_linked()
+        .tool(good)
+        .build()
+        .unwrap();
+    assert_eq!(
+        registry.get("echo_ex").unwrap().examples(),
+        [json!({"text": "hi"})]
+    );
+    let bad = runtime
+        .tool(with(json!([{"text": 5}])), ECHO.as_bytes(), Path::new("."))
+        .unwrap_err();
+    assert!(
+        bad.to_string()
+            .contains("example 1 is not a valid call at `text`"),
+        "{bad}"
+    );
+}
