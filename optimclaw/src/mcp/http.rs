@@ -118,6 +118,18 @@ pub(super) async fn serve(
     config.max_request_body_bytes = limits.max_body_bytes;
     config.legacy_session_mode = !limits.stateless;
     config.json_response = limits.stateless;
+    // Ended sessions' peers are dropped every few seconds.
+    let pruner = template.clone();
+    let stop_pruning = shutdown.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(5));
+        loop {
+            tokio::select! {
+                _ = tick.tick() => pruner.prune_closed_peers(),
+                () = stop_pruning.cancelled() => return,
+            }
+        }
+    });
     let mut manager = LocalSessionManager::default();
     manager.session_config.keep_alive = Some(limits.session_idle);
     let manager = Arc::new(manager);

@@ -172,6 +172,18 @@ impl McpServer {
         }
     }
 
+    /// Forgets the peers of connections that have closed (each holds its
+    /// connection's channels until then). Run on every new connection and,
+    /// by the HTTP server, every few seconds, so ended sessions free their
+    /// memory even when no new client arrives.
+    pub(crate) fn prune_closed_peers(&self) {
+        self.shared
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|p| !p.is_transport_closed());
+    }
+
     /// The connection's session (brought up to date with the registry).
     pub fn session(&self) -> Session {
         let current = self.shared.generation.load(Ordering::SeqCst);
