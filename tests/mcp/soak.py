@@ -8,9 +8,7 @@ near where it started.
 Usage: soak.py ASSISTANT_BINARY"""
 import asyncio
 import os
-import random
 import re
-import socket
 import subprocess
 import sys
 import tempfile
@@ -18,18 +16,12 @@ import time
 
 import httpx2 as httpx
 
+from loopback import free_port, wait_port
+
 SESSIONS, REQUESTS = 50, 200
 VERSION = "2025-06-18"
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
            "mcp-protocol-version": VERSION}
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def rss_mib(pid):
@@ -143,12 +135,7 @@ async def main():
     server = subprocess.Popen([binary, "--home", home, "serve", "--http", f"127.0.0.1:{port}", "--lazy",
                                "--session-idle", "5"], stdout=subprocess.DEVNULL, stderr=log)
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_port(port)
         async with httpx.AsyncClient(timeout=30) as client:
             sid = await open_session(client, url)
             await client.delete(url, headers={**HEADERS, "mcp-session-id": sid})

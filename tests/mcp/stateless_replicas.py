@@ -7,11 +7,9 @@ different processes. Loopback only.
 Usage: stateless_replicas.py ASSISTANT_BINARY"""
 import asyncio
 import itertools
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 import httpx2
 import mcp.types as types
@@ -23,6 +21,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from loopback import free_port, wait_port
+
 BINARY = sys.argv[1]
 passed = 0
 
@@ -32,24 +32,6 @@ def check(cond, what):
     if not cond:
         raise AssertionError(what)
     passed += 1
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_port(port):
-    for _ in range(300):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on {port}")
 
 
 def balancer(upstreams, hits):

@@ -121,6 +121,14 @@ async fn one_session(url: &str, session: &str, conns: usize, secs: u64) -> (f64,
             lat
         })
     });
+    summarize(workers, &failures).await
+}
+
+/// Waits for the workers; (requests/s, p50 ms, p99 ms, failures).
+async fn summarize(
+    workers: impl Iterator<Item = tokio::task::JoinHandle<Vec<Duration>>>,
+    failures: &AtomicU64,
+) -> (f64, f64, f64, u64) {
     let start = Instant::now();
     let mut all: Vec<Duration> = Vec::new();
     for w in futures_util::future::join_all(workers).await {
@@ -163,19 +171,7 @@ async fn many_sessions(url: &str, sessions: usize, calls: u64) -> (f64, f64, f64
             lat
         })
     });
-    let start = Instant::now();
-    let mut all = Vec::new();
-    for w in futures_util::future::join_all(workers).await {
-        all.extend(w.expect("worker"));
-    }
-    let elapsed = start.elapsed().as_secs_f64();
-    all.sort();
-    (
-        all.len() as f64 / elapsed,
-        percentile(&all, 0.5),
-        percentile(&all, 0.99),
-        failures.load(Ordering::Relaxed),
-    )
+    summarize(workers, &failures).await
 }
 
 /// `initialize` from 64 connections until `secs` pass (or `limit` sessions
