@@ -35,6 +35,12 @@ struct Cli {
     /// Let allowlisted host names resolve to private or local addresses.
     #[arg(long = "allow-private", global = true)]
     allow_private: bool,
+    /// Let shell commands use the network (the sandbox refuses sockets by default).
+    #[arg(long = "shell-network", global = true)]
+    shell_network: bool,
+    /// Run shell commands WITHOUT the operating-system sandbox (for kernels without Landlock; not recommended).
+    #[arg(long = "unsandboxed-shell", global = true)]
+    unsandboxed_shell: bool,
     /// Add the tools of an MCP tools/list JSON file as deferred tools (repeatable).
     #[arg(long = "manifest", global = true)]
     manifests: Vec<PathBuf>,
@@ -178,6 +184,8 @@ async fn run(cli: Cli) -> Result<(), String> {
     config.workspace = cli.workspace.clone();
     config.allow = cli.allow.clone();
     config.allow_private_networks = cli.allow_private;
+    config.shell_network = cli.shell_network;
+    config.unsandboxed_shell = cli.unsandboxed_shell;
     config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
     let mut extra = tools::manifest_tools(&cli.manifests)?;
     let wasm_dir = cli.wasm_dir.clone().unwrap_or_else(|| home.join("wasm"));
@@ -217,7 +225,11 @@ async fn run(cli: Cli) -> Result<(), String> {
         Command::Report {
             provider,
             note_budget,
-        } => cli::report::report(&registry, &provider, note_budget),
+        } => {
+            cli::report::report(&registry, &provider, note_budget)?;
+            cli::report::sandbox(&app);
+            Ok(())
+        }
         Command::Prompt {
             eager,
             lazy,

@@ -25,6 +25,13 @@ pub struct AppConfig {
     pub shell_timeout: Duration,
     /// `shell` output cap in bytes.
     pub shell_output_cap: usize,
+    /// Let `shell` commands open network sockets (off: the sandbox
+    /// refuses every socket but local UNIX ones).
+    pub shell_network: bool,
+    /// Run `shell` commands without the operating-system sandbox (only in
+    /// their own process group). For kernels without Landlock, by the
+    /// user's explicit choice.
+    pub unsandboxed_shell: bool,
     /// HTTP time limit.
     pub http_timeout: Duration,
     /// HTTP response cap in bytes.
@@ -46,6 +53,8 @@ impl AppConfig {
             allow: Vec::new(),
             shell_timeout: Duration::from_secs(30),
             shell_output_cap: 64 * 1024,
+            shell_network: false,
+            unsandboxed_shell: false,
             http_timeout: Duration::from_secs(30),
             http_body_cap: 2 * 1024 * 1024,
             allow_private_networks: false,

@@ -2,17 +2,16 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::Stdio;
 
 use optimclaw::{ToolContext, ToolError, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tokio::io::AsyncReadExt;
 
 use crate::App;
 use crate::memory::MemoryHit;
 use crate::net::{describe, read_capped, redact_url};
+use crate::shell::ShellOutput;
 
 pub(crate) fn app(ctx: &ToolContext) -> Result<&App, ToolError> {
     ctx.require::<App>()
@@ -340,41 +339,10 @@ fn file_write(
     )
 }
 
-/// What a shell command printed.
-#[derive(Debug, Serialize, JsonSchema)]
-struct ShellOutput {
-    /// The exit code (absent when killed by a signal).
-    exit_code: Option<i32>,
-    /// Standard output (secrets redacted).
-    stdout: String,
-    /// Standard error (secrets redacted).
-    stderr: String,
-    /// Whether output was cut at the size limit.
-    truncated: bool,
-}
-
-async fn read_limited<R: tokio::io::AsyncRead + Unpin>(
-    mut reader: R,
-    cap: usize,
-) -> (Vec<u8>, bool) {
-    let mut kept = Vec::new();
-    let mut buf = [0u8; 8192];
-    let mut cut = false;
-    loop {
-        match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let room = cap.saturating_sub(kept.len());
-                kept.extend_from_slice(&buf[..n.min(room)]);
-                cut |= n > room;
-            }
-        }
-    }
-    (kept, cut)
-}
-
-/// Run a shell command (`sh -c`) in the workspace, with a time limit and an
-/// output cap. The environment holds only PATH, HOME (the workspace) and LANG.
+/// Run a shell command (`sh -c`) in the workspace, inside an
+/// operating-system sandbox: files only in the workspace, no network, no
+/// secrets, a time limit and an output cap. The environment holds only
+/// PATH, HOME (the workspace), TMPDIR and LANG.
 #[tool(core, destructive, open_world)]
 async fn shell(
     ctx: &ToolContext,
@@ -387,50 +355,7 @@ async fn shell(
     let limit = timeout_secs
         .map_or(app.config.shell_timeout, std::time::Duration::from_secs)
         .min(app.config.shell_timeout);
-    let mut child = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(&command)
-        .current_dir(app.workspace.root())
-        .env_clear()
-        .env("PATH", "/usr/local/bin:/usr/bin:/bin")
-        .env("HOME", app.workspace.root())
-        .env("LANG", "C.UTF-8")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| ToolError::new(format!("cannot start the shell: {e}")))?;
-    let cap = app.config.shell_output_cap;
-    let out = tokio::spawn(read_limited(child.stdout.take().expect("piped"), cap));
-    let err = tokio::spawn(read_limited(child.stderr.take().expect("piped"), cap));
-    let status = match tokio::time::timeout(limit, child.wait()).await {
-        Ok(status) => {
-            status.map_err(|e| ToolError::new(format!("waiting for the command failed: {e}")))?
-        }
-        Err(_) => {
-            // Kill the whole process group: children of `sh` too.
-            if let Some(pid) = child.id() {
-                let _ = std::process::Command::new("kill")
-                    .args(["-KILL", "--", &format!("-{pid}")])
-                    .status();
-            }
-            let _ = child.kill().await;
-            return Err(ToolError::new(format!(
-                "the command did not finish within {} s and was killed; run something shorter or in the background",
-                limit.as_secs()
-            )));
-        }
-    };
-    let (stdout, cut_out) = out.await.unwrap_or_default();
-    let (stderr, cut_err) = err.await.unwrap_or_default();
-    Ok(ShellOutput {
-        exit_code: status.code(),
-        stdout: app.secrets.redact(&String::from_utf8_lossy(&stdout)),
-        stderr: app.secrets.redact(&String::from_utf8_lossy(&stderr)),
-        truncated: cut_out || cut_err,
-    })
+    crate::shell::run(app, &command, limit).await
 }
 
 /// Search persistent memory (full-text and similarity combined); returns

@@ -18,6 +18,11 @@ pub mod mcp;
 pub mod prompt;
 pub mod provider;
 mod registry;
+#[cfg(all(feature = "sandbox", target_os = "linux"))]
+// Confining a child process takes raw system calls between fork and exec;
+// every unsafe block there says why it is sound.
+#[allow(unsafe_code)]
+pub mod sandbox;
 pub mod schema;
 pub mod search;
 mod session;

@@ -7,6 +7,27 @@ use optimclaw::{LazyConfig, Registry, Session, ToolOrigin};
 use serde_json::json;
 
 use super::{chosen_mode, dialect, print_json};
+use crate::App;
+
+/// `report`'s last line: how `shell` is confined on this machine.
+pub fn sandbox(app: &App) {
+    let support = optimclaw::sandbox::Sandbox::support();
+    let network = if app.config.shell_network {
+        "network allowed"
+    } else {
+        "no network"
+    };
+    if app.config.unsandboxed_shell {
+        out!("\nshell sandbox: OFF (--unsandboxed-shell); this kernel offers: {support}");
+    } else if support.is_complete() {
+        out!("\nshell sandbox: on ({support}; {network})");
+    } else {
+        out!(
+            "\nshell sandbox: unavailable, so shell refuses to run: {} (--unsandboxed-shell runs it unconfined)",
+            support.missing().join("; ")
+        );
+    }
+}
 
 /// Tokens of what `session` sends in `dialect`.
 pub fn measure(
