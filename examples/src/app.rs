@@ -89,6 +89,9 @@ pub struct App {
     pub allowlist: Allowlist,
     /// HTTP client honouring the allowlist on redirects.
     pub http: reqwest::Client,
+    /// HTTP client that follows no redirect, for requests carrying
+    /// secrets (a redirect must not take them to another host).
+    pub http_direct: reqwest::Client,
     /// Memory.
     pub memory: MemoryStore,
     /// Jobs and routines.
@@ -137,6 +140,13 @@ impl App {
             &allowlist,
             config.http_timeout,
             config.allow_private_networks,
+            true,
+        );
+        let http_direct = client(
+            &allowlist,
+            config.http_timeout,
+            config.allow_private_networks,
+            false,
         );
         let db = rusqlite::Connection::open(config.data_dir().join("assistant.db"))
             .map_err(|e| format!("cannot open the database: {e}"))?;
@@ -154,6 +164,7 @@ impl App {
             workspace,
             allowlist,
             http,
+            http_direct,
             memory,
             jobs,
             config,
@@ -161,8 +172,12 @@ impl App {
     }
 
     /// A context with this app in it.
+    /// Every tool's output passes through the secret store's redaction.
     pub fn context(&self) -> ToolContext {
-        ToolContext::new().with(self.clone())
+        let secrets = Arc::clone(&self.secrets);
+        ToolContext::new()
+            .with(self.clone())
+            .with_output_filter(Arc::new(move |text: &str| secrets.filter(text)))
     }
 
     /// Starts the job workers and the routine scheduler (needs a Tokio

@@ -144,7 +144,12 @@ async fn http(
     body: Option<String>,
 ) -> Result<HttpReply, ToolError> {
     let app = app(ctx)?;
-    let target = app.allowlist.check(&url)?;
+    // The host is judged with the references left out, so a secret cannot
+    // choose where it goes; then the final URL must pass again.
+    let first = app.allowlist.check(&without_references(&url))?;
+    let (expanded, mut with_secret) = app.secrets.expand_for(&url, &first)?;
+    let target = app.allowlist.check(&expanded)?;
+    app.secrets.expand_for(&url, &target)?;
     let method = match method {
         Method::Get => reqwest::Method::GET,
         Method::Post => reqwest::Method::POST,
@@ -153,12 +158,33 @@ async fn http(
         Method::Delete => reqwest::Method::DELETE,
         Method::Head => reqwest::Method::HEAD,
     };
-    let mut request = app.http.request(method, target.clone());
+    let mut expanded_headers = Vec::new();
     for (name, value) in &headers {
-        request = request.header(name.as_str(), app.secrets.expand(value)?);
+        let (value, used) = app.secrets.expand_for(value, &target)?;
+        with_secret |= used;
+        expanded_headers.push((name, value));
+    }
+    let body = match body {
+        Some(body) => {
+            let (body, used) = app.secrets.expand_for(&body, &target)?;
+            with_secret |= used;
+            Some(body)
+        }
+        None => None,
+    };
+    // A request carrying a secret follows no redirect: the answer (3xx
+    // with its Location) goes back to the model instead.
+    let client = if with_secret {
+        &app.http_direct
+    } else {
+        &app.http
+    };
+    let mut request = client.request(method, target.clone());
+    for (name, value) in expanded_headers {
+        request = request.header(name.as_str(), value);
     }
     if let Some(body) = body {
-        request = request.body(app.secrets.expand(&body)?);
+        request = request.body(body);
     }
     let response = request.send().await.map_err(|e| {
         ToolError::new(format!(
@@ -193,6 +219,23 @@ async fn http(
         body,
         truncated,
     })
+}
+
+/// `url` with every `{{secret:…}}` reference removed.
+fn without_references(url: &str) -> String {
+    let mut out = String::with_capacity(url.len());
+    let mut rest = url;
+    while let Some(start) = rest.find("{{secret:") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("}}") {
+            Some(end) => rest = &rest[start + end + 2..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A fetched page as text.

@@ -11,6 +11,7 @@ pub mod cli;
 pub mod jobs;
 pub mod memory;
 pub mod net;
+pub mod redact;
 pub mod secrets;
 pub mod shell;
 pub mod workspace;

@@ -149,16 +149,24 @@ impl reqwest::dns::Resolve for PublicOnly {
     }
 }
 
-/// A client whose redirects are followed only to allowlisted URLs and
-/// whose host names must resolve to public addresses (unless
-/// `allow_private`). URLs with a literal IP address are not resolved: an
-/// allowlist entry naming an address allows exactly that address.
-pub fn client(allowlist: &Allowlist, timeout: Duration, allow_private: bool) -> reqwest::Client {
+/// A client whose redirects are followed (when `follow_redirects`) only to
+/// allowlisted URLs and whose host names must resolve to public addresses
+/// (unless `allow_private`). URLs with a literal IP address are not
+/// resolved: an allowlist entry naming an address allows exactly that
+/// address.
+pub fn client(
+    allowlist: &Allowlist,
+    timeout: Duration,
+    allow_private: bool,
+    follow_redirects: bool,
+) -> reqwest::Client {
     // reqwest is built without a TLS provider of its own; ring is ours.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let policy_list = allowlist.clone();
     let policy = reqwest::redirect::Policy::custom(move |attempt| {
-        if attempt.previous().len() >= 5 {
+        if !follow_redirects {
+            attempt.stop()
+        } else if attempt.previous().len() >= 5 {
             attempt.error("more than 5 redirects")
         } else if policy_list.allows(attempt.url()) {
             attempt.follow()

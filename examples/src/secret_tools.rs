@@ -6,18 +6,23 @@ use serde_json::{Value, json};
 use crate::core_tools::app;
 use crate::secrets::SecretInfo;
 
-/// Store a secret (API key, token, password) under a name. The value is
-/// never shown again: use `{{secret:NAME}}` in http headers or bodies.
+/// Store a secret (API key, token, password) under a name, bound to the
+/// URL prefixes it may be sent to. The value is never shown again: use
+/// `{{secret:NAME}}` in http URLs, headers or bodies to those URLs.
 #[tool(deferred, keywords = ["credential", "password", "token", "api key", "store"],
-    examples = [{"name": "GITHUB_TOKEN", "value": "ghp_example"}], destructive, idempotent)]
+    examples = [{"name": "GITHUB_TOKEN", "value": "ghp_example", "allowed_urls": ["https://api.github.com"]}], destructive, idempotent)]
 fn secrets_set(
     ctx: &ToolContext,
     /// The secret's name, e.g. github_token.
     name: String,
     /// The value.
     value: String,
+    /// URL prefixes the value may be sent to, e.g. https://api.github.com;
+    /// without any, the secret cannot be used until stored again with some.
+    #[arg(default)]
+    allowed_urls: Vec<String>,
 ) -> Result<SecretInfo, ToolError> {
-    app(ctx)?.secrets.set(&name, &value)
+    app(ctx)?.secrets.set(&name, &value, &allowed_urls)
 }
 
 /// Describe a stored secret: its length, a fingerprint and the reference to

@@ -220,7 +220,10 @@ async fn http_reaches_only_the_allowlist_and_keeps_secrets_out_of_answers() {
         ("/redirect-in", 302, "", vec![]),
     ]);
     let f = fixture_with(vec![format!("{base}/")]);
-    f.app.secrets.set("api_token", "s3cr3t-value-123").unwrap();
+    f.app
+        .secrets
+        .set("api_token", "s3cr3t-value-123", &[format!("{base}/")])
+        .unwrap();
 
     let ok = f
         .ok(
@@ -426,7 +429,7 @@ async fn shell_runs_in_the_workspace_with_limits() {
         .await;
     assert!(slow.contains("did not finish within 1 s"), "{slow}");
     assert!(start.elapsed() < Duration::from_secs(10));
-    f.app.secrets.set("pw", "hunter2-hunter2").unwrap();
+    f.app.secrets.set("pw", "hunter2-hunter2", &[]).unwrap();
     let leaked = f
         .ok("shell", json!({"command": "echo hunter2-hunter2"}))
         .await;

@@ -52,6 +52,44 @@ pub(crate) async fn run(
         ));
     }
     let args = prepare_args(tool, args)?;
+    let filter = ctx.output_filter().cloned();
+    let result = execute(name, handler, args, ctx, timeout).await;
+    match filter {
+        None => result,
+        Some(filter) => match result {
+            Ok(mut value) => {
+                filter_strings(&mut value, &*filter);
+                Ok(value)
+            }
+            Err(err) => Err(err.map_texts(|text| filter(text))),
+        },
+    }
+}
+
+/// Applies an output filter to every string in `value` (keys stay).
+fn filter_strings(value: &mut Value, filter: &dyn Fn(&str) -> Option<String>) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(text) => {
+                if let Some(new) = filter(text) {
+                    *text = new;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
+        }
+    }
+}
+
+async fn execute(
+    name: &str,
+    handler: Handler,
+    args: Value,
+    ctx: ToolContext,
+    timeout: Option<Duration>,
+) -> Result<Value, ToolError> {
     let cancel = ctx.cancellation_shared();
     if cancel.is_cancelled() {
         return Err(cancelled(name));

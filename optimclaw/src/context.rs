@@ -11,6 +11,9 @@ use crate::error::ToolError;
 
 type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
+/// Rewrites a text a tool returned: `None` keeps it as it is.
+pub type OutputFilter = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
 /// What a tool can reach besides its arguments: shared values by type (a
 /// database handle, an HTTP client, a workspace root), the registry that
 /// dispatched the call, and a cancellation token.
@@ -34,6 +37,8 @@ pub struct ToolContext {
     /// module stays below the registry (`ToolContext::registry`, in the
     /// registry's module, gives it its type back).
     dispatcher: Option<Arc<dyn Any + Send + Sync>>,
+    /// Applied to every string of every result and error message.
+    output_filter: Option<OutputFilter>,
 }
 
 impl ToolContext {
@@ -83,6 +88,30 @@ impl ToolContext {
         self
     }
 
+    /// Passes every string of every tool result, and every error message,
+    /// through `filter` before the caller sees it: one place to redact
+    /// secrets from whatever any tool returns (registry, session and MCP
+    /// calls all go through it).
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use optimclaw::ToolContext;
+    /// let ctx = ToolContext::new()
+    ///     .with_output_filter(Arc::new(|text: &str| {
+    ///         text.contains("hunter2").then(|| text.replace("hunter2", "[secret]"))
+    ///     }));
+    /// # let _ = ctx;
+    /// ```
+    #[must_use]
+    pub fn with_output_filter(mut self, filter: OutputFilter) -> Self {
+        self.output_filter = Some(filter);
+        self
+    }
+
+    pub(crate) fn output_filter(&self) -> Option<&OutputFilter> {
+        self.output_filter.as_ref()
+    }
+
     pub(crate) fn cancellation_shared(&self) -> Arc<CancellationToken> {
         Arc::clone(&self.cancel)
     }
@@ -103,6 +132,7 @@ impl fmt::Debug for ToolContext {
             .field("values", &self.values.len())
             .field("cancelled", &self.cancel.is_cancelled())
             .field("registry", &self.dispatcher.is_some())
+            .field("output_filter", &self.output_filter.is_some())
             .finish()
     }
 }

@@ -75,6 +75,21 @@ impl ToolError {
     }
 
     /// Names the tool in an argument error made by [`decoding`](Self::decoding).
+    /// The same error with its message (and the strings of its data)
+    /// passed through `filter`.
+    pub(crate) fn map_texts(mut self, filter: impl Fn(&str) -> Option<String>) -> Self {
+        if let Some(new) = filter(&self.message) {
+            self.message = new;
+        }
+        if let Some(data) = &mut self.data {
+            let text = data.to_string();
+            if let Some(new) = filter(&text) {
+                self.data = Some(serde_json::from_str(&new).unwrap_or(Value::String(new)));
+            }
+        }
+        self
+    }
+
     pub(crate) fn in_tool(self, tool: &str) -> Self {
         match &self.pending_path {
             Some(path) => {

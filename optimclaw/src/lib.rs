@@ -39,7 +39,7 @@ pub mod __private;
 
 pub use call::{CallOptions, MAX_ARGUMENT_DEPTH};
 pub use config::{ConfigError, LazyConfig, LoadStrategy};
-pub use context::ToolContext;
+pub use context::{OutputFilter, ToolContext};
 pub use descriptor::{
     CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolHints, ToolKind, linked_tools,
 };
