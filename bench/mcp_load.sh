@@ -19,6 +19,9 @@ home=$(mktemp -d)
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 wait_port() { for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 ours=$(port)
+# The key our server requires; the load generator sends it to both servers.
+OPTIMCLAW_MCP_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+export OPTIMCLAW_MCP_TOKEN
 ./target/release/examples/assistant --home "$home" serve --http "127.0.0.1:$ours" --session-idle "$idle" 2>/dev/null &
 ours_pid=$!
 peer=$(port)

@@ -7,6 +7,8 @@ is freed and reused, later waves add nothing. With `delete`, each session is
 ended with DELETE at once instead.
 Usage: mcp_session_memory.py ASSISTANT_BINARY [idle|delete]"""
 import concurrent.futures as cf
+import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -21,11 +23,12 @@ s = socket.socket()
 s.bind(("127.0.0.1", 0))
 port = s.getsockname()[1]
 s.close()
+TOKEN = secrets.token_hex(16)
 server = subprocess.Popen([binary, "--home", home, "serve", "--http", f"127.0.0.1:{port}", "--session-idle", "5"],
-                          stderr=subprocess.DEVNULL)
+                          stderr=subprocess.DEVNULL, env={**os.environ, "OPTIMCLAW_MCP_TOKEN": TOKEN})
 url = f"http://127.0.0.1:{port}/mcp"
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
-           "mcp-protocol-version": "2025-06-18"}
+           "mcp-protocol-version": "2025-06-18", "authorization": f"Bearer {TOKEN}"}
 
 
 def rss():

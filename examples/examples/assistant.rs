@@ -127,6 +127,9 @@ enum Command {
         /// Tool calls running at once over every client; more are refused at once.
         #[arg(long, default_value_t = 256)]
         max_calls: usize,
+        /// HTTP: access keys, one per line: a token, then optionally the tool patterns it may use (default: OPTIMCLAW_MCP_TOKEN, every tool).
+        #[arg(long)]
+        token_file: Option<PathBuf>,
         /// Lists that grow per connection as tool_info loads tools, announced with list_changed (only for clients on protocol versions with sessions); default: one fixed list.
         #[arg(long)]
         list_changed: bool,
@@ -259,6 +262,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             stateless,
             max_calls,
             list_changed,
+            token_file,
         } => {
             let base = if stateless {
                 HttpLimits::stateless()
@@ -279,6 +283,7 @@ async fn run(cli: Cli) -> Result<(), String> {
                 limits,
                 max_calls,
                 list_changed,
+                token_file,
             };
             cli::serve::serve(registry, ctx, options).await
         }

@@ -169,7 +169,7 @@ mod tests {
         hides(&format!("x {VALUE} y"));
         hides(&VALUE[3..14]);
         hides(&VALUE.chars().rev().collect::<String>());
-        for slice in [&b[..], &b[1..], &b[2..17], &b[5..]] {
+        for slice in [b, &b[1..], &b[2..17], &b[5..]] {
             hides(&STANDARD_NO_PAD.encode(slice));
             hides(&base64::engine::general_purpose::STANDARD.encode(slice));
             hides(&URL_SAFE_NO_PAD.encode(slice));

@@ -1,9 +1,22 @@
 //! Two nodes in one process, each with its own registry and its own lazy
 //! setting: node B imports node A's tools over streamable HTTP on
-//! 127.0.0.1 and finds them through its own `tool_info`.
+//! 127.0.0.1, with an access key, and finds them through its own
+//! `tool_info`. A wrong key is refused; a key scoped to some tools sees,
+//! finds and calls only those.
 
-use optimclaw::mcp::{McpClient, McpClientOptions, McpServer, ServerConfig};
-use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext, linked_tools};
+use optimclaw::mcp::{HttpAuth, McpClient, McpClientOptions, McpServer, ServerConfig};
+use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext, ToolScope, linked_tools};
+
+const FULL: &str = "node-b-full-key-0123456789";
+const JOBS_ONLY: &str = "node-c-jobs-key-0123456789";
+
+fn keyed(url: &str, token: &str) -> ServerConfig {
+    ServerConfig {
+        url: Some(url.to_owned()),
+        headers: [("Authorization".to_owned(), format!("Bearer {token}"))].into(),
+        ..ServerConfig::default()
+    }
+}
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -23,14 +36,75 @@ async fn node_b_finds_and_calls_node_a_tools_through_tool_info() {
     let shutdown = CancellationToken::new();
     let server =
         McpServer::with_lazy(registry_a.clone(), LazyConfig::eager(), ctx_a).named("node-a");
-    let serving = tokio::spawn(server.clone().serve_http(listener, shutdown.clone()));
+    let auth = HttpAuth::token(FULL)
+        .unwrap()
+        .key(JOBS_ONLY, ToolScope::new(["job_*"]).unwrap())
+        .unwrap();
+    let serving = tokio::spawn(server.clone().serve_http(listener, shutdown.clone(), auth));
+    let url = format!("http://{addr}/mcp");
+
+    // No key, or a wrong one: no connection.
+    for config in [
+        ServerConfig {
+            url: Some(url.clone()),
+            ..ServerConfig::default()
+        },
+        keyed(&url, "a-wrong-key-0123456789"),
+    ] {
+        let refused = McpClient::connect("intruder", config, McpClientOptions::default()).await;
+        let message = refused.expect_err("refused").to_string();
+        assert!(
+            message.contains("refused the access key (HTTP 401)"),
+            "{message}"
+        );
+    }
+
+    // A key scoped to `job_*`: only those tools are listed, found and run.
+    let jobs_only = McpClient::connect(
+        "node_a",
+        keyed(&url, JOBS_ONLY),
+        McpClientOptions::default(),
+    )
+    .await
+    .unwrap();
+    let (seen, _) = jobs_only.dynamic_tools();
+    let names: Vec<&str> = seen.iter().map(DynamicTool::name).collect();
+    assert!(names.contains(&"node_a__job_create"), "{names:?}");
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("node_a__job_") || *n == "node_a__tool_info"),
+        "{names:?}"
+    );
+    let found = jobs_only
+        .call("tool_info", json!({"query": "run a shell command"}))
+        .await
+        .unwrap();
+    let found_names: Vec<&str> = found["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(found_names.iter().all(|n| n.starts_with("job_")), "{found}");
+    let shell = jobs_only
+        .call("shell", json!({"command": "id"}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(shell.contains("unknown tool"), "{shell}");
+    let bridged = jobs_only
+        .call(
+            "call_tool",
+            json!({"name": "shell", "arguments": {"command": "id"}}),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(bridged.contains("unknown tool"), "{bridged}");
 
     // Node B: a different tool set (one local tool plus tool_info), lazy.
-    let config = ServerConfig {
-        url: Some(format!("http://{addr}/mcp")),
-        ..ServerConfig::default()
-    };
-    let client = McpClient::connect("node_a", config, McpClientOptions::default())
+    let client = McpClient::connect("node_a", keyed(&url, FULL), McpClientOptions::default())
         .await
         .unwrap();
     let (imported, skipped) = client.dynamic_tools();

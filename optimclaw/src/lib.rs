@@ -24,6 +24,7 @@ mod registry;
 #[allow(unsafe_code)]
 pub mod sandbox;
 pub mod schema;
+mod scope;
 pub mod search;
 mod session;
 pub mod testing;
@@ -47,6 +48,7 @@ pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use optimclaw_macros::tool;
 pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};
+pub use scope::ToolScope;
 pub use session::Session;
 pub use tool::{DynamicTool, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
 pub use tool_info::{ToolInfoAnswer, ToolInfoEntry};

@@ -3,10 +3,12 @@
 //! [`McpClient`] imports MCP servers' tools as deferred tools named
 //! `server__tool`.
 
+mod auth;
 mod client;
 mod http;
 mod server;
 
+pub use auth::{HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
 pub use client::{McpClient, McpClientOptions, ServerConfig, ServersFile, load_servers_file};
 pub use http::HttpLimits;
 pub use server::McpServer;

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::config::{LazyConfig, LoadStrategy};
 use crate::registry::Registry;
+use crate::scope::ToolScope;
 pub use crate::tool::TOOL_INFO;
 use crate::tool::Tool;
 use crate::tool::is_framework_tool;
@@ -65,24 +66,40 @@ impl Registry {
     /// are loaded, so the system prompt stays byte-identical through a
     /// session and provider prompt caches keep hitting.
     pub fn prompt<'r, S: AsRef<str>>(&'r self, lazy: &LazyConfig, loaded: &[S]) -> Prompt<'r> {
+        self.prompt_in(lazy, loaded, &ToolScope::all())
+    }
+
+    /// [`prompt`](Self::prompt) with only the tools in `scope`: tools
+    /// outside it are neither sent nor named in the note.
+    pub fn prompt_in<'r, S: AsRef<str>>(
+        &'r self,
+        lazy: &LazyConfig,
+        loaded: &[S],
+        scope: &ToolScope,
+    ) -> Prompt<'r> {
         if !lazy.enabled {
             return Prompt {
                 tools: self
                     .tools()
                     .iter()
-                    .filter(|t| !is_framework_tool(t.name()))
+                    .filter(|t| !is_framework_tool(t.name()) && scope.allows(t.name()))
                     .collect(),
                 note: None,
                 registry: self,
                 strategy: LoadStrategy::Append,
             };
         }
-        let mut tools: Vec<&Tool> = self.tools().iter().filter(|t| t.is_core()).collect();
+        let mut tools: Vec<&Tool> = self
+            .tools()
+            .iter()
+            .filter(|t| t.is_core() && scope.allows(t.name()))
+            .collect();
         match lazy.strategy {
             LoadStrategy::Append => {
                 for name in loaded {
                     if let Some(tool) = self.get(name.as_ref())
                         && !tool.is_core()
+                        && scope.allows(tool.name())
                         && !tools.iter().any(|t| t.name() == tool.name())
                     {
                         tools.push(tool);
@@ -99,7 +116,7 @@ impl Registry {
         let deferred: Vec<&str> = self
             .tools()
             .iter()
-            .filter(|t| !t.is_core())
+            .filter(|t| !t.is_core() && scope.allows(t.name()))
             .map(Tool::name)
             .collect();
         let note = (!deferred.is_empty()).then(|| lazy_note(&deferred, lazy.note_budget_chars));

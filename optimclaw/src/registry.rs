@@ -14,6 +14,7 @@ use crate::config::LazyConfig;
 use crate::context::ToolContext;
 use crate::descriptor::{ToolDescriptor, linked_tools};
 use crate::error::{RegistryError, ToolError};
+use crate::scope::ToolScope;
 use crate::search::{SearchIndex, Weights};
 use crate::tool::{CALL_TOOL, DynamicTool, Tool, is_framework_tool, is_valid_tool_name};
 
@@ -217,11 +218,20 @@ impl Registry {
 
     /// Ranked keyword search over the deferred tools, best first.
     pub fn search(&self, query: &str, k: usize) -> Vec<&Tool> {
+        self.search_in(query, k, &ToolScope::all())
+    }
+
+    /// [`search`](Self::search) among the tools in `scope`: tools outside
+    /// it are never returned (ranked among all, then filtered).
+    pub fn search_in(&self, query: &str, k: usize, scope: &ToolScope) -> Vec<&Tool> {
+        let wanted = if scope.is_all() { k } else { self.len() };
         self.inner
             .search
-            .search(query, k)
+            .search(query, wanted)
             .into_iter()
             .map(|hit| &self.inner.tools[hit.tool])
+            .filter(|t| scope.allows(t.name()))
+            .take(k)
             .collect()
     }
 
@@ -276,6 +286,11 @@ impl Registry {
     /// Up to `n` known names closest to `name` (edit distance and
     /// containment), best first, for "did you mean" answers.
     pub fn nearest_names(&self, name: &str, n: usize) -> Vec<&str> {
+        self.nearest_names_in(name, n, &ToolScope::all())
+    }
+
+    /// [`nearest_names`](Self::nearest_names) among the tools in `scope`.
+    pub fn nearest_names_in(&self, name: &str, n: usize, scope: &ToolScope) -> Vec<&str> {
         let query = name.to_ascii_lowercase();
         if query.is_empty() || query.len() > 256 {
             return Vec::new();
@@ -284,6 +299,7 @@ impl Registry {
             .inner
             .tools
             .iter()
+            .filter(|t| scope.allows(t.name()))
             .filter_map(|t| {
                 let lower = t.name().to_ascii_lowercase();
                 let mut score = strsim::normalized_damerau_levenshtein(&query, &lower);

@@ -11,6 +11,7 @@ use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::prompt::{Prompt, canonical_spec};
 use crate::registry::{Registry, unpack_bridge_call};
+use crate::scope::ToolScope;
 use crate::tool::{CALL_TOOL, TOOL_INFO};
 
 /// One conversation with a model.
@@ -27,9 +28,14 @@ use crate::tool::{CALL_TOOL, TOOL_INFO};
 /// let session = Session::new(registry);
 /// assert!(session.prompt().tool_names().contains(&"tool_info"));
 /// ```
+///
+/// A session may be narrowed to a [`ToolScope`] ([`scoped`](Self::scoped)):
+/// its prompt, its `tool_info` answers and its calls then know only the
+/// tools in scope.
 #[derive(Clone)]
 pub struct Session {
     inner: Arc<Inner>,
+    scope: Arc<ToolScope>,
 }
 
 struct Inner {
@@ -54,7 +60,34 @@ impl Session {
                 lazy,
                 loaded: Mutex::new(Vec::new()),
             }),
+            scope: Arc::new(ToolScope::all()),
         }
+    }
+
+    /// The same conversation (sharing what it loaded) seen through
+    /// `scope`: the prompt lists and names only tools in scope, `tool_info`
+    /// finds only them, and a call of any other tool is answered as an
+    /// unknown tool. For access control (the MCP server gives each access
+    /// key's scope to its requests) or to hand a sub-agent part of a
+    /// catalog.
+    ///
+    /// ```
+    /// # use optimclaw::{LazyConfig, Registry, Session, ToolScope};
+    /// let registry = Registry::builder().lazy(LazyConfig::lazy()).build().unwrap();
+    /// let session = Session::new(registry).scoped(ToolScope::new(["tool_info"]).unwrap());
+    /// assert_eq!(session.prompt().tool_names(), ["tool_info"]);
+    /// ```
+    #[must_use]
+    pub fn scoped(&self, scope: ToolScope) -> Session {
+        Session {
+            inner: Arc::clone(&self.inner),
+            scope: Arc::new(scope),
+        }
+    }
+
+    /// The tools this session may see and call.
+    pub fn scope(&self) -> &ToolScope {
+        &self.scope
     }
 
     /// The registry behind the session.
@@ -83,6 +116,9 @@ impl Session {
 
     /// Whether a deferred tool is loaded (core tools always are).
     pub fn is_loaded(&self, name: &str) -> bool {
+        if !self.scope.allows(name) {
+            return false;
+        }
         match self.inner.registry.get(name) {
             Some(tool) if tool.is_core() => true,
             Some(_) => self.loaded_guard().iter().any(|n| n == name),
@@ -102,6 +138,7 @@ impl Session {
             let name = name.as_ref();
             if let Some(tool) = self.inner.registry.get(name)
                 && !tool.is_core()
+                && self.scope.allows(name)
                 && !loaded.iter().any(|n| n == name)
             {
                 loaded.push(name.to_owned());
@@ -114,7 +151,9 @@ impl Session {
     /// What the next request sends: see [`Registry::prompt`].
     pub fn prompt(&self) -> Prompt<'_> {
         let loaded = self.loaded();
-        self.inner.registry.prompt(&self.inner.lazy, &loaded)
+        self.inner
+            .registry
+            .prompt_in(&self.inner.lazy, &loaded, &self.scope)
     }
 
     /// Calls a tool in this session.
@@ -147,6 +186,18 @@ impl Session {
             return Box::pin(self.call_with(&inner, args, ctx, options)).await;
         }
         let registry = &self.inner.registry;
+        if !self.scope.allows(name) {
+            let near = registry.nearest_names_in(name, 3, &self.scope);
+            return Err(ToolError::unknown_tool(name, &near));
+        }
+        let scoped_ctx;
+        let ctx = if self.scope.is_all() {
+            ctx
+        } else {
+            // `tool_info` reads the scope from its context.
+            scoped_ctx = ctx.clone().with((*self.scope).clone());
+            &scoped_ctx
+        };
         let result = registry.call_with(name, args, ctx, options).await;
         let Some(tool) = registry.get(name) else {
             return result;

@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::registry::Registry;
+use crate::scope::ToolScope;
 use crate::tool::{TOOL_INFO, Tool};
 use optimclaw_macros::tool;
 
@@ -91,7 +92,9 @@ async fn tool_info(
     let registry = ctx.registry().ok_or_else(|| {
         ToolError::new("tool_info needs the registry; call it through a Registry or Session")
     })?;
-    registry.tool_info(&query, usize::try_from(max_results).unwrap_or(1))
+    // A scoped session puts its scope in the context (`Session::scoped`).
+    let scope = ctx.get::<ToolScope>().cloned().unwrap_or_default();
+    registry.tool_info_in(&query, usize::try_from(max_results).unwrap_or(1), &scope)
 }
 
 impl Registry {
@@ -100,6 +103,18 @@ impl Registry {
     /// deferred tools; never an empty answer without nearest names.
     /// `max_results` is clamped to 1..=20.
     pub fn tool_info(&self, query: &str, max_results: usize) -> Result<ToolInfoAnswer, ToolError> {
+        self.tool_info_in(query, max_results, &ToolScope::all())
+    }
+
+    /// [`tool_info`](Self::tool_info) among the tools in `scope`: a tool
+    /// outside it is answered as if it did not exist (never named, never
+    /// suggested).
+    pub fn tool_info_in(
+        &self,
+        query: &str,
+        max_results: usize,
+        scope: &ToolScope,
+    ) -> Result<ToolInfoAnswer, ToolError> {
         let query = query.trim();
         if query.is_empty() {
             return Err(ToolError::invalid_arguments(
@@ -125,10 +140,8 @@ impl Registry {
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .collect();
-        let named: Vec<&Tool> = parts
-            .iter()
-            .filter_map(|p| self.get_ignore_case(p))
-            .collect();
+        let visible = |p: &str| self.get_ignore_case(p).filter(|t| scope.allows(t.name()));
+        let named: Vec<&Tool> = parts.iter().filter_map(|p| visible(p)).collect();
         if !named.is_empty() {
             // Exact names honour `max_results` too; the names left out are
             // listed so the model can ask for them next.
@@ -146,9 +159,9 @@ impl Registry {
             }
             let mut missing: Vec<String> = parts
                 .iter()
-                .filter(|p| self.get_ignore_case(p).is_none())
+                .filter(|p| visible(p).is_none())
                 .map(|p| {
-                    let near = self.nearest_names(p, 3);
+                    let near = self.nearest_names_in(p, 3, scope);
                     if near.is_empty() {
                         format!("no tool is named \"{}\"", shorten(p))
                     } else {
@@ -170,9 +183,9 @@ impl Registry {
             return Ok(ToolInfoAnswer { tools, message });
         }
 
-        let hits = self.search(query, k);
+        let hits = self.search_in(query, k, scope);
         if hits.is_empty() {
-            let near = self.nearest_deferred(query, 3);
+            let near = self.nearest_deferred(query, 3, scope);
             return Ok(ToolInfoAnswer {
                 tools: Vec::new(),
                 message: Some(format!(
@@ -206,12 +219,12 @@ impl Registry {
 
     /// The deferred tools most similar by name to `text`, always up to `n`
     /// names when any deferred tool exists.
-    fn nearest_deferred(&self, text: &str, n: usize) -> Vec<&str> {
+    fn nearest_deferred(&self, text: &str, n: usize, scope: &ToolScope) -> Vec<&str> {
         let lower = text.to_lowercase();
         let mut scored: Vec<(f64, &str)> = self
             .tools()
             .iter()
-            .filter(|t| !t.is_core())
+            .filter(|t| !t.is_core() && scope.allows(t.name()))
             .map(|t| {
                 (
                     strsim::jaro_winkler(&lower, &t.name().to_lowercase()),

@@ -8,12 +8,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use optimclaw::mcp::{HttpLimits, McpServer};
+use optimclaw::mcp::{HttpAuth, HttpLimits, McpServer};
 use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext, ToolKind};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 const LEGACY: &str = "2025-06-18";
+
+/// The access key every server here requires and every client sends.
+const TOKEN: &str = "test-token-0123456789abcdef";
 
 /// A registry whose `meet` tool returns only once `n` calls wait at once.
 fn registry(n: usize) -> Registry {
@@ -77,14 +80,21 @@ async fn serve(server: McpServer, limits: HttpLimits) -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let stop = CancellationToken::new();
-    tokio::spawn(server.serve_http_with(listener, stop.clone(), limits));
+    let auth = HttpAuth::token(TOKEN).unwrap();
+    tokio::spawn(server.serve_http_with(listener, stop.clone(), auth, limits));
     Served { url, stop }
 }
 
 fn client() -> reqwest::Client {
     // reqwest is built without a TLS provider of its own.
     let _ = rustls::crypto::ring::default_provider().install_default();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {TOKEN}").parse().unwrap(),
+    );
     reqwest::Client::builder()
+        .default_headers(headers)
         .timeout(Duration::from_secs(20))
         .build()
         .unwrap()

@@ -507,9 +507,12 @@ async fn a_wasm_tool_is_served_over_mcp_like_any_other() {
     let addr = listener.local_addr().unwrap();
     let shutdown = tokio_util::sync::CancellationToken::new();
     let server = McpServer::new(registry, ToolContext::new());
-    let serving = tokio::spawn(server.serve_http(listener, shutdown.clone()));
+    let token = "wasm-node-token-0123456789";
+    let auth = optimclaw::mcp::HttpAuth::token(token).unwrap();
+    let serving = tokio::spawn(server.serve_http(listener, shutdown.clone(), auth));
     let config = ServerConfig {
         url: Some(format!("http://{addr}/mcp")),
+        headers: [("Authorization".to_owned(), format!("Bearer {token}"))].into(),
         ..ServerConfig::default()
     };
     let client = McpClient::connect("wasm_node", config, McpClientOptions::default())

@@ -10,15 +10,20 @@ assistant=$1
 inspector=$2
 home=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$assistant" --home "$home" serve --http "127.0.0.1:$port" --lazy 2>/dev/null &
+token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+OPTIMCLAW_MCP_TOKEN=$token "$assistant" --home "$home" serve --http "127.0.0.1:$port" --lazy 2>/dev/null &
 server=$!
 trap 'kill $server 2>/dev/null || true; rm -rf "$home"' EXIT
 for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
 url="http://127.0.0.1:$port/mcp"
-cli() { timeout 60 "$inspector" --cli "$url" "$@"; }
+cli() { timeout 60 "$inspector" --cli "$url" --header "Authorization: Bearer $token" "$@"; }
 passed=0
 ok() { passed=$((passed + 1)); }
 fail() { echo "FAILED: $*"; exit 1; }
+
+# Without the key, and with a wrong one, nothing is listed.
+if timeout 60 "$inspector" --cli "$url" --method tools/list > /dev/null 2>&1; then fail "listed without a key"; fi; ok
+if timeout 60 "$inspector" --cli "$url" --header "Authorization: Bearer wrong-key-0123456789" --method tools/list > /dev/null 2>&1; then fail "listed with a wrong key"; fi; ok
 
 before=$(cli --method tools/list --strict)
 names=$(python3 -c 'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin)["tools"])))' <<< "$before")

@@ -9,6 +9,7 @@ Usage: soak.py ASSISTANT_BINARY"""
 import asyncio
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -20,8 +21,9 @@ from loopback import free_port, wait_port
 
 SESSIONS, REQUESTS = 50, 200
 VERSION = "2025-06-18"
+TOKEN = secrets.token_hex(16)
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
-           "mcp-protocol-version": VERSION}
+           "mcp-protocol-version": VERSION, "authorization": f"Bearer {TOKEN}"}
 
 
 def rss_mib(pid):
@@ -133,7 +135,8 @@ async def main():
     url = f"http://127.0.0.1:{port}/mcp"
     log = open(os.path.join(home, "stderr.log"), "w+")
     server = subprocess.Popen([binary, "--home", home, "serve", "--http", f"127.0.0.1:{port}", "--lazy",
-                               "--session-idle", "5"], stdout=subprocess.DEVNULL, stderr=log)
+                               "--session-idle", "5"], stdout=subprocess.DEVNULL, stderr=log,
+                              env={**os.environ, "OPTIMCLAW_MCP_TOKEN": TOKEN})
     try:
         wait_port(port)
         async with httpx.AsyncClient(timeout=30) as client:

@@ -7,6 +7,8 @@ different processes. Loopback only.
 Usage: stateless_replicas.py ASSISTANT_BINARY"""
 import asyncio
 import itertools
+import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -24,6 +26,7 @@ from starlette.routing import Route
 from loopback import free_port, wait_port
 
 BINARY = sys.argv[1]
+TOKEN = secrets.token_hex(16)
 passed = 0
 
 
@@ -57,7 +60,8 @@ async def main():
     home = tempfile.mkdtemp()
     ports = [free_port(), free_port()]
     replicas = [subprocess.Popen([BINARY, "--home", home, "serve", "--http", f"127.0.0.1:{p}", "--lazy",
-                                  "--stateless"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                  "--stateless"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env={**os.environ, "OPTIMCLAW_MCP_TOKEN": TOKEN})
                 for p in ports]
     hits = [0, 0]
     lb_port = free_port()
@@ -67,7 +71,8 @@ async def main():
     try:
         for p in ports + [lb_port]:
             await asyncio.to_thread(wait_port, p)
-        async with streamable_http_client(f"http://127.0.0.1:{lb_port}/mcp") as (read, write, *_):
+        keyed = httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=30)
+        async with streamable_http_client(f"http://127.0.0.1:{lb_port}/mcp", http_client=keyed) as (read, write, *_):
             async with ClientSession(read, write) as s:
                 init = await s.initialize()
                 check(init.server_info.name == "optimclaw-assistant", "server name")

@@ -38,6 +38,11 @@ fn request(
         .header("content-type", "application/json")
         .header("mcp-protocol-version", VERSION)
         .body(body.to_string());
+    // The key `bench/mcp_load.sh` gave our server (a server without keys
+    // ignores the header).
+    if let Ok(token) = std::env::var("OPTIMCLAW_MCP_TOKEN") {
+        req = req.bearer_auth(token);
+    }
     if let Some(id) = session {
         req = req.header("mcp-session-id", id);
     }

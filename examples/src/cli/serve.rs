@@ -3,7 +3,9 @@
 
 use std::sync::Arc;
 
-use optimclaw::mcp::{HttpLimits, McpClient, McpServer};
+use std::path::{Path, PathBuf};
+
+use optimclaw::mcp::{HttpAuth, HttpLimits, McpClient, McpServer, TOKEN_ENV};
 use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
 
 use super::tools::build_registry;
@@ -26,6 +28,21 @@ pub struct ServeOptions {
     pub max_calls: usize,
     /// Per-connection lists with `list_changed` instead of one fixed list.
     pub list_changed: bool,
+    /// Access keys for HTTP (else `OPTIMCLAW_MCP_TOKEN`).
+    pub token_file: Option<PathBuf>,
+}
+
+/// The access keys HTTP serving requires: the token file, else the
+/// environment variable; neither is an error saying how to give one.
+pub fn http_auth(token_file: Option<&Path>) -> Result<HttpAuth, String> {
+    if let Some(path) = token_file {
+        return HttpAuth::from_file(path);
+    }
+    HttpAuth::from_env().unwrap_or_else(|| {
+        Err(format!(
+            "serving MCP over HTTP needs an access key: set {TOKEN_ENV} (e.g. to the output of `openssl rand -hex 32`) or pass --token-file FILE (one token per line, each optionally followed by the tool patterns it may use, e.g. `TOKEN github__* echo`); clients send `Authorization: Bearer TOKEN`"
+        ))
+    })
 }
 
 /// Serves until stdin closes (stdio) or Ctrl-C (HTTP).
@@ -43,6 +60,7 @@ pub async fn serve(
         limits,
         max_calls,
         list_changed,
+        token_file,
     } = options;
     let mut server = McpServer::with_lazy(registry, mode, ctx)
         .named("optimclaw-assistant")
@@ -71,13 +89,16 @@ pub async fn serve(
     match http {
         None => server.serve_stdio().await.map_err(|e| e.to_string()),
         Some(addr) => {
+            // Checked before binding: no port is opened without a key.
+            let auth = http_auth(token_file.as_deref())?;
             let listener = tokio::net::TcpListener::bind(&addr)
                 .await
                 .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr().map_err(|e| e.to_string())?;
             eprintln!(
-                "serving MCP (streamable HTTP{}) on http://{local}/mcp; at most {} sessions, idle ones closed after {} s; Ctrl-C stops",
+                "serving MCP (streamable HTTP{}) on http://{local}/mcp to {} access key(s); at most {} sessions, idle ones closed after {} s; Ctrl-C stops",
                 if limits.stateless { ", stateless" } else { "" },
+                auth.len(),
                 limits.max_sessions,
                 limits.session_idle.as_secs()
             );
@@ -88,7 +109,7 @@ pub async fn serve(
                 stop.cancel();
             });
             server
-                .serve_http_with(listener, shutdown, limits)
+                .serve_http_with(listener, shutdown, auth, limits)
                 .await
                 .map_err(|e| e.to_string())
         }

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use hyper::http::{HeaderName, HeaderValue};
 use rmcp::model::{CallToolRequestParams, ContentBlock, Tool};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -32,6 +34,67 @@ pub struct ServerConfig {
     pub env: BTreeMap<String, String>,
     /// The URL of a streamable HTTP server.
     pub url: Option<String>,
+    /// HTTP headers sent with every request to `url`, e.g.
+    /// `{"Authorization": "Bearer ${NODE_A_TOKEN}"}`; `${NAME}` is replaced
+    /// by the environment variable `NAME` (an unset one is an error), so
+    /// tokens need not sit in the file.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+}
+
+impl ServerConfig {
+    /// The headers with `${NAME}` replaced from the environment: the bearer
+    /// token of an `Authorization: Bearer …` header apart, then the others.
+    fn http_headers(
+        &self,
+    ) -> Result<
+        (
+            Option<String>,
+            std::collections::HashMap<HeaderName, HeaderValue>,
+        ),
+        String,
+    > {
+        let mut bearer = None;
+        let mut others = std::collections::HashMap::new();
+        for (name, value) in &self.headers {
+            let value = expand_env(value).map_err(|var| {
+                format!("header {name}: the environment variable {var} is not set")
+            })?;
+            if name.eq_ignore_ascii_case("authorization")
+                && let Some((scheme, token)) = value.trim().split_once(' ')
+                && scheme.eq_ignore_ascii_case("bearer")
+            {
+                bearer = Some(token.trim().to_owned());
+                continue;
+            }
+            let header = HeaderName::try_from(name.as_str())
+                .map_err(|_| format!("{name:?} is not a valid HTTP header name"))?;
+            let value = HeaderValue::try_from(value).map_err(|_| {
+                format!("header {name}: the value is not a valid HTTP header value")
+            })?;
+            others.insert(header, value);
+        }
+        Ok((bearer, others))
+    }
+}
+
+/// `text` with every `${NAME}` replaced by the environment variable; the
+/// name of the first unset one otherwise.
+fn expand_env(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let name = &rest[start + 2..start + end];
+        out.push_str(&std::env::var(name).map_err(|_| name.to_owned())?);
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// `{"mcpServers": {name: ServerConfig}}`.
@@ -148,40 +211,57 @@ impl McpClient {
     }
 
     async fn start(&self) -> Result<Connection, ToolError> {
-        let start =
-            async {
-                if let Some(command) = &self.config.command {
-                    let mut cmd = tokio::process::Command::new(command);
-                    cmd.args(&self.config.args)
-                        .envs(&self.config.env)
-                        .kill_on_drop(true);
-                    let transport = TokioChildProcess::builder(cmd)
-                        .stderr(std::process::Stdio::null())
-                        .spawn()
-                        .map(|(t, _)| t)
-                        .map_err(|e| {
-                            client_error(&self.name, format!("cannot start {command:?}: {e}"))
-                        })?;
-                    self.watcher.clone().serve(transport).await.map_err(|e| {
-                        client_error(&self.name, format!("initialisation failed: {e}"))
-                    })
-                } else if let Some(url) = &self.config.url {
-                    // reqwest is built without a TLS provider of its own and
-                    // panics without one: ring is ours, unless the program
-                    // installed another first.
-                    let _ = rustls::crypto::ring::default_provider().install_default();
-                    let transport =
-                        rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
-                    self.watcher.clone().serve(transport).await.map_err(|e| {
-                        client_error(&self.name, format!("initialisation over HTTP failed: {e}"))
-                    })
-                } else {
-                    Err(client_error(
-                        &self.name,
-                        "the config has neither `command` nor `url`",
-                    ))
+        let start = async {
+            if let Some(command) = &self.config.command {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(&self.config.args)
+                    .envs(&self.config.env)
+                    .kill_on_drop(true);
+                let transport = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .map(|(t, _)| t)
+                    .map_err(|e| {
+                        client_error(&self.name, format!("cannot start {command:?}: {e}"))
+                    })?;
+                self.watcher
+                    .clone()
+                    .serve(transport)
+                    .await
+                    .map_err(|e| client_error(&self.name, format!("initialisation failed: {e}")))
+            } else if let Some(url) = &self.config.url {
+                // reqwest is built without a TLS provider of its own and
+                // panics without one: ring is ours, unless the program
+                // installed another first.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                let (bearer, headers) = self
+                    .config
+                    .http_headers()
+                    .map_err(|e| client_error(&self.name, e))?;
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(headers);
+                if let Some(token) = bearer {
+                    config = config.auth_header(token);
                 }
-            };
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                self.watcher.clone().serve(transport).await.map_err(|e| {
+                        let text = e.to_string();
+                        if text.contains("Auth required") || text.contains("401") {
+                            client_error(
+                                &self.name,
+                                "the server refused the access key (HTTP 401): give its token in the entry's headers, e.g. \"headers\": {\"Authorization\": \"Bearer ${TOKEN_VARIABLE}\"}",
+                            )
+                        } else {
+                            client_error(&self.name, format!("initialisation over HTTP failed: {text}"))
+                        }
+                    })
+            } else {
+                Err(client_error(
+                    &self.name,
+                    "the config has neither `command` nor `url`",
+                ))
+            }
+        };
         tokio::time::timeout(self.options.connect_timeout, start)
             .await
             .map_err(|_| {

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
+use super::auth::{HttpAuth, Refusal};
 use super::server::McpServer;
 
 type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
@@ -108,8 +109,17 @@ pub(super) async fn serve(
     listener: TcpListener,
     shutdown: CancellationToken,
     limits: HttpLimits,
+    auth: HttpAuth,
 ) -> std::io::Result<()> {
     let local = listener.local_addr()?;
+    if auth.is_empty() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "refusing to serve MCP over HTTP on {local} without an access key: anyone who reaches the address could call every tool; add one with HttpAuth::key (or HttpAuth::token)"
+            ),
+        ));
+    }
     let mut config = StreamableHttpServerConfig::default();
     config.cancellation_token = shutdown.child_token();
     // Host-header check: the address we listen on, plus the loopback names.
@@ -142,6 +152,7 @@ pub(super) async fn serve(
         service,
         manager,
         limits,
+        auth,
     });
     loop {
         let stream = tokio::select! {
@@ -180,15 +191,25 @@ fn is_per_connection(e: &std::io::Error) -> bool {
     ) || e.raw_os_error() == Some(24) // EMFILE: wait for descriptors to free up
 }
 
-/// What stands before rmcp's service: the session limit.
+/// What stands before rmcp's service: the access key and the session
+/// limit.
 struct Front {
     service: StreamableHttpService<McpServer, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
     limits: HttpLimits,
+    auth: HttpAuth,
 }
 
 impl Front {
-    async fn handle(&self, req: Request<Incoming>) -> Response<Body> {
+    async fn handle(&self, mut req: Request<Incoming>) -> Response<Body> {
+        match self.auth.check(req.headers()) {
+            // rmcp hands the request's parts, extensions included, to the
+            // handler, which reads the scope from there.
+            Ok(scope) => {
+                req.extensions_mut().insert(scope);
+            }
+            Err(refusal) => return unauthorized(refusal),
+        }
         let opens_session = !self.limits.stateless
             && req.method() == Method::POST
             && !req.headers().contains_key("mcp-session-id");
@@ -261,6 +282,33 @@ fn legacy_initialize(body: &[u8]) -> Option<Value> {
         .unwrap_or("");
     // Versions are dates; those from 2026-07-28 on have no sessions.
     (version < "2026-07-28").then(|| message.get("id").cloned().unwrap_or(Value::Null))
+}
+
+/// HTTP 401 with the `WWW-Authenticate` challenge of RFC 6750.
+fn unauthorized(refusal: Refusal) -> Response<Body> {
+    let (challenge, message) = match refusal {
+        Refusal::Missing => (
+            r#"Bearer realm="optimclaw""#,
+            "this MCP server needs an access key: send `Authorization: Bearer TOKEN`",
+        ),
+        Refusal::Invalid => (
+            r#"Bearer realm="optimclaw", error="invalid_token""#,
+            "the access key is not valid for this MCP server",
+        ),
+    };
+    let body = json!({"error": "unauthorized", "message": message});
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = StatusCode::UNAUTHORIZED;
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::WWW_AUTHENTICATE,
+        hyper::header::HeaderValue::from_static(challenge),
+    );
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
 fn plain(status: StatusCode, text: String) -> Response<Body> {

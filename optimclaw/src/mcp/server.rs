@@ -1,8 +1,9 @@
 //! Serving a registry to MCP clients.
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, DiscoverResult,
+    Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -16,9 +17,11 @@ use crate::context::ToolContext;
 use crate::error::ToolErrorKind;
 use crate::provider::{Dialect, RenderOptions};
 use crate::registry::Registry;
+use crate::scope::ToolScope;
 use crate::session::Session;
 use crate::tool::{CALL_TOOL, TOOL_INFO};
 
+use super::auth::HttpAuth;
 use super::http::HttpLimits;
 
 /// Tool calls that run at once by default, over every connection.
@@ -217,15 +220,18 @@ impl McpServer {
 
     /// Serves streamable HTTP clients on `listener` (path `/mcp`, any path
     /// accepted) until `shutdown` is cancelled, with the default
-    /// [`HttpLimits`]. Each client session gets its own loaded state;
-    /// clients on the stateless `2026-07-28` protocol start every request
-    /// from the listing.
+    /// [`HttpLimits`]. Every request needs a key of `auth` (HTTP 401
+    /// otherwise) and sees only its key's tools; an `auth` without keys is
+    /// refused at start. Each client session gets its own loaded state; clients on
+    /// the stateless `2026-07-28` protocol start every request from the
+    /// listing.
     pub async fn serve_http(
         self,
         listener: tokio::net::TcpListener,
         shutdown: tokio_util::sync::CancellationToken,
+        auth: HttpAuth,
     ) -> std::io::Result<()> {
-        self.serve_http_with(listener, shutdown, HttpLimits::default())
+        self.serve_http_with(listener, shutdown, auth, HttpLimits::default())
             .await
     }
 
@@ -235,16 +241,38 @@ impl McpServer {
         self,
         listener: tokio::net::TcpListener,
         shutdown: tokio_util::sync::CancellationToken,
+        auth: HttpAuth,
         limits: HttpLimits,
     ) -> std::io::Result<()> {
-        super::http::serve(self, listener, shutdown, limits).await
+        super::http::serve(self, listener, shutdown, limits, auth).await
+    }
+
+    /// The scope of the request's access key (every tool over stdio).
+    fn scope_of(context: &RequestContext<RoleServer>) -> ToolScope {
+        context
+            .extensions
+            .get::<hyper::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<ToolScope>())
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// The server's instructions (the lazy note) as a caller with `scope`
+    /// sees them.
+    fn instructions(&self, scope: ToolScope) -> Option<String> {
+        self.session().scoped(scope).prompt().note
     }
 
     /// The tools this connection lists now: the fixed list, or under
     /// [`per_connection_lists`](Self::per_connection_lists) what this
     /// connection has loaded.
     pub fn list(&self) -> Result<Vec<Tool>, McpError> {
-        let session = self.session();
+        self.list_in(ToolScope::all())
+    }
+
+    /// [`list`](Self::list) for a caller with `scope`: only its tools.
+    pub fn list_in(&self, scope: ToolScope) -> Result<Vec<Tool>, McpError> {
+        let session = self.session().scoped(scope);
         let rendered = if self.shared.per_connection {
             session.render(Dialect::Mcp, RenderOptions::default())
         } else {
@@ -254,7 +282,7 @@ impl McpServer {
                 .with_strategy(LoadStrategy::Bridge);
             session
                 .registry()
-                .prompt::<&str>(&fixed, &[])
+                .prompt_in::<&str>(&fixed, &[], session.scope())
                 .render(Dialect::Mcp, RenderOptions::default())
         }
         .map_err(|e| McpError::internal_error(e.to_string(), None))?;
@@ -287,6 +315,29 @@ impl ServerHandler for McpServer {
         info
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        result.instructions = self.instructions(Self::scope_of(&context));
+        Ok(result)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, McpError> {
+        let mut result = DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        );
+        result.instructions = self.instructions(Self::scope_of(&context));
+        Ok(result)
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         let mut peers = self
             .shared
@@ -302,9 +353,9 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut result = ListToolsResult::with_all_items(self.list()?);
+        let mut result = ListToolsResult::with_all_items(self.list_in(Self::scope_of(&context))?);
         if !self.shared.per_connection {
             // The same list for every caller until the registry changes
             // (which clients hear through `list_changed`).
@@ -327,7 +378,7 @@ impl ServerHandler for McpServer {
             ))])
             .into());
         };
-        let session = self.session();
+        let session = self.session().scoped(Self::scope_of(&context));
         let registry = session.registry();
         let target = if name == CALL_TOOL {
             request
@@ -342,9 +393,10 @@ impl ServerHandler for McpServer {
         };
         let Some(tool) = registry
             .get(&target)
+            .filter(|t| session.scope().allows(t.name()))
             .or_else(|| (name == CALL_TOOL).then(|| registry.bridge_tool()))
         else {
-            let near = registry.nearest_names(&name, 3);
+            let near = registry.nearest_names_in(&name, 3, session.scope());
             let hint = if near.is_empty() {
                 String::new()
             } else {
