@@ -1,7 +1,8 @@
 //! Finding secret values in text, also re-encoded or in part: every run of
-//! at least [`LITERAL_RUN`] characters of a value, reversed or not, and the
-//! same runs in hexadecimal (plain or with spaces, either case), base64
-//! (standard or URL-safe, at any byte alignment) and percent-encoding.
+//! at least [`LITERAL_RUN`] characters of a value, and the same runs in
+//! hexadecimal (plain or with spaces, either case), base64 (standard or
+//! URL-safe, at any byte alignment) and percent-encoding — of the value
+//! and of the value reversed, each written forwards or backwards.
 //!
 //! This is the last line of defence: the sandbox keeps `shell` from reading
 //! the secret store at all, and secrets only go to the URLs they are bound
@@ -19,13 +20,27 @@ pub const LITERAL_RUN: usize = 8;
 const WHOLE_ONLY_BELOW: usize = LITERAL_RUN;
 
 /// Ways a value may be written out, with the shortest run of each that
-/// counts (the encoding of [`LITERAL_RUN`] bytes).
+/// counts: [`encodings_of`] the value and of it reversed, each form also
+/// backwards (`base64 | rev`).
 fn encodings(value: &str) -> Vec<(String, usize)> {
+    let reversed: String = value.chars().rev().collect();
+    let mut forms = encodings_of(value);
+    forms.extend(encodings_of(&reversed));
+    let backwards: Vec<(String, usize)> = forms
+        .iter()
+        .map(|(form, run)| (form.chars().rev().collect(), *run))
+        .collect();
+    forms.extend(backwards);
+    forms.sort();
+    forms.dedup();
+    forms
+}
+
+/// The encodings of `value` itself, with the shortest run of each that
+/// counts (the encoding of [`LITERAL_RUN`] bytes).
+fn encodings_of(value: &str) -> Vec<(String, usize)> {
     let bytes = value.as_bytes();
-    let mut forms = vec![
-        (value.to_owned(), LITERAL_RUN),
-        (value.chars().rev().collect(), LITERAL_RUN),
-    ];
+    let mut forms = vec![(value.to_owned(), LITERAL_RUN)];
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     let spaced: String = bytes
         .iter()
