@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use optimclaw::ToolError;
+#[cfg(target_os = "linux")]
 use optimclaw::sandbox::{Limits, Sandbox};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -49,6 +50,7 @@ async fn read_limited<R: tokio::io::AsyncRead + Unpin>(
 }
 
 /// The sandbox `shell` runs in under `app`'s configuration.
+#[cfg(target_os = "linux")]
 pub fn sandbox(app: &App, limit: Duration) -> Sandbox {
     Sandbox::new()
         .read_write(app.workspace.root())
@@ -64,6 +66,7 @@ pub fn sandbox(app: &App, limit: Duration) -> Sandbox {
 /// A started command: sandboxed, or (when the user opted out) only in its
 /// own process group.
 enum Running {
+    #[cfg(target_os = "linux")]
     Confined(optimclaw::sandbox::Confined),
     Plain(tokio::process::Child),
 }
@@ -71,6 +74,7 @@ enum Running {
 impl Running {
     fn child(&mut self) -> &mut tokio::process::Child {
         match self {
+            #[cfg(target_os = "linux")]
             Running::Confined(c) => c.child(),
             Running::Plain(c) => c,
         }
@@ -80,6 +84,7 @@ impl Running {
     /// the process group.
     fn kill_all(&mut self) {
         match self {
+            #[cfg(target_os = "linux")]
             Running::Confined(c) => c.kill_all(),
             Running::Plain(child) => {
                 if let Some(pid) = child.id() {
@@ -118,14 +123,24 @@ fn start(app: &App, command: &str, limit: Duration) -> Result<Running, ToolError
             .map(Running::Plain)
             .map_err(|e| ToolError::new(format!("cannot start the shell: {e}")));
     }
-    sandbox(app, limit)
+    #[cfg(target_os = "linux")]
+    let confined = sandbox(app, limit)
         .spawn_protecting(&mut cmd, &[&app.config.home])
         .map(Running::Confined)
-        .map_err(|e| {
-            ToolError::new(format!(
-                "the shell cannot run sandboxed here: {e}. The user can start the assistant with --unsandboxed-shell to run commands without confinement"
-            ))
-        })
+        .map_err(|e| e.to_string());
+    #[cfg(not(target_os = "linux"))]
+    let confined = {
+        let _ = limit;
+        Err::<Running, _>(format!(
+            "the sandbox needs Linux (this is {})",
+            std::env::consts::OS
+        ))
+    };
+    confined.map_err(|e| {
+        ToolError::new(format!(
+            "the shell cannot run sandboxed here: {e}. The user can start the assistant with --unsandboxed-shell to run commands without confinement"
+        ))
+    })
 }
 
 /// Runs `command` with the time limit `limit`.

@@ -6,7 +6,6 @@
 //! run, and the tests fail rather than pass by accident.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::net::{TcpListener, UdpSocket};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

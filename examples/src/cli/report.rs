@@ -10,6 +10,18 @@ use super::{chosen_mode, dialect, print_json};
 use crate::App;
 
 /// `report`'s last line: how `shell` is confined on this machine.
+#[cfg(not(target_os = "linux"))]
+pub fn sandbox(app: &App) {
+    let state = if app.config.unsandboxed_shell {
+        "OFF (--unsandboxed-shell)"
+    } else {
+        "unavailable (it needs Linux), so shell refuses to run (--unsandboxed-shell runs it unconfined)"
+    };
+    out!("\nshell sandbox: {state}");
+}
+
+/// `report`'s last line: how `shell` is confined on this machine.
+#[cfg(target_os = "linux")]
 pub fn sandbox(app: &App) {
     let support = optimclaw::sandbox::Sandbox::support();
     let network = if app.config.shell_network {

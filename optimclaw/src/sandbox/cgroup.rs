@@ -62,7 +62,16 @@ fn parent_dir() -> Result<PathBuf, String> {
             enable_pids(&mount)?;
             enable_pids(&parent)?;
         }
-        Ok(())
+        // The folder may exist (made by another user): can we add to it?
+        let probe = parent.join(format!("probe-{}", std::process::id()));
+        std::fs::create_dir(&probe).or_else(|e| {
+            if e.kind() == std::io::ErrorKind::AlreadyExists {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })?;
+        std::fs::remove_dir(&probe)
     });
     made.map_err(|e| format!("cannot create a pids cgroup under {}: {e}", mount.display()))?;
     Ok(parent)
