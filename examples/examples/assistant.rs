@@ -322,6 +322,15 @@ async fn run(cli: Cli) -> Result<(), String> {
 
 #[tokio::main]
 async fn main() {
+    // RUST_LOG (e.g. `optimclaw=info`) turns on the spans of tool calls and
+    // model requests, written to standard error as they close.
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+            .init();
+    }
     let cli = Cli::parse();
     if let Err(e) = run(cli).await {
         eprintln!("error: {e}");

@@ -39,6 +39,8 @@ pub struct ToolContext {
     dispatcher: Option<Arc<dyn Any + Send + Sync>>,
     /// Applied to every string of every result and error message.
     output_filter: Option<OutputFilter>,
+    /// The id the model gave this call (recorded on its span).
+    call_id: Option<Arc<str>>,
 }
 
 impl ToolContext {
@@ -106,6 +108,20 @@ impl ToolContext {
     pub fn with_output_filter(mut self, filter: OutputFilter) -> Self {
         self.output_filter = Some(filter);
         self
+    }
+
+    /// Marks calls made with this context with the id the model (or the
+    /// MCP client) gave the call: it is recorded on the call's
+    /// `execute_tool` span as `gen_ai.tool.call.id`.
+    #[must_use]
+    pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
+        self.call_id = Some(id.into());
+        self
+    }
+
+    /// The id set by [`with_call_id`](Self::with_call_id).
+    pub fn call_id(&self) -> Option<&str> {
+        self.call_id.as_deref()
     }
 
     pub(crate) fn output_filter(&self) -> Option<&OutputFilter> {

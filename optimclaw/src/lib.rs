@@ -1,5 +1,6 @@
-#![doc = include_str!("../../README.md")]
+#![doc = include_str!("../README.md")]
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // The README shows the one-line test users add to their own crates.
 #![allow(clippy::test_attr_in_doctest)]
 
@@ -27,6 +28,7 @@ pub mod schema;
 mod scope;
 pub mod search;
 mod session;
+pub mod telemetry;
 pub mod testing;
 #[cfg(feature = "tokens")]
 pub mod tokens;
@@ -52,3 +54,9 @@ pub use scope::ToolScope;
 pub use session::Session;
 pub use tool::{DynamicTool, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
 pub use tool_info::{ToolInfoAnswer, ToolInfoEntry};
+
+/// The repository's README, whose code blocks run as doctests here (it is
+/// not part of the published crate).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct RepositoryReadme;

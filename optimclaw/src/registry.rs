@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+use tracing::Instrument;
 
 use crate::call::{self, CallOptions};
 use crate::config::LazyConfig;
@@ -16,6 +17,7 @@ use crate::descriptor::{ToolDescriptor, linked_tools};
 use crate::error::{RegistryError, ToolError};
 use crate::scope::ToolScope;
 use crate::search::{SearchIndex, Weights};
+use crate::telemetry;
 use crate::tool::{CALL_TOOL, DynamicTool, Tool, is_framework_tool, is_valid_tool_name};
 
 /// Builds a [`Registry`].
@@ -341,11 +343,19 @@ impl Registry {
             let (inner, args) = unpack_bridge_call(args)?;
             return Box::pin(self.call_with(&inner, args, ctx, options)).await;
         }
-        let Some(tool) = self.get(name) else {
-            return Err(ToolError::unknown_tool(name, &self.nearest_names(name, 3)));
+        let span = telemetry::tool_span(name, ctx.call_id());
+        telemetry::record_arguments(&span, &args, ctx.output_filter());
+        let result = match self.get(name) {
+            None => Err(ToolError::unknown_tool(name, &self.nearest_names(name, 3))),
+            Some(tool) => {
+                let ctx = ctx.clone().with_dispatcher(self.inner.clone());
+                call::run(tool, args, ctx, options.timeout.or(self.inner.call_timeout))
+                    .instrument(span.clone())
+                    .await
+            }
         };
-        let ctx = ctx.clone().with_dispatcher(self.inner.clone());
-        call::run(tool, args, ctx, options.timeout.or(self.inner.call_timeout)).await
+        telemetry::record_outcome(&span, &result, ctx.output_filter());
+        result
     }
 }
 

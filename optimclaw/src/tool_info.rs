@@ -9,6 +9,7 @@ use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::registry::Registry;
 use crate::scope::ToolScope;
+use crate::telemetry;
 use crate::tool::{TOOL_INFO, Tool};
 use optimclaw_macros::tool;
 
@@ -94,7 +95,10 @@ async fn tool_info(
     })?;
     // A scoped session puts its scope in the context (`Session::scoped`).
     let scope = ctx.get::<ToolScope>().cloned().unwrap_or_default();
-    registry.tool_info_in(&query, usize::try_from(max_results).unwrap_or(1), &scope)
+    let answer =
+        registry.tool_info_in(&query, usize::try_from(max_results).unwrap_or(1), &scope)?;
+    telemetry::tool_info_event(&query, answer.tools.len());
+    Ok(answer)
 }
 
 impl Registry {

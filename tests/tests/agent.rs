@@ -4,6 +4,8 @@
 //! `target/agent-bodies/` for the providers' SDKs to validate
 //! (`tests/sdk/validate_agent_bodies.py`, run by `.ci/run`).
 
+mod support;
+
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -846,4 +848,45 @@ async fn a_reply_too_large_is_refused_not_buffered() {
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options);
     let err = agent.send("Hi").await.unwrap_err();
     assert!(err.to_string().contains("larger than 32 MiB"), "{err}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_model_request_has_a_chat_span_and_every_call_its_id() {
+    let (spans, _guard) = support::spans::Spans::install();
+    let replay = replay(vec![
+        openai_calls(&[("call_7", "tool_info", r#"{"query": "weather forecast"}"#)]),
+        openai_text("Done."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
+    agent.send("Weather?").await.unwrap();
+    let chats = spans.named("chat");
+    assert_eq!(chats.len(), 2, "{chats:?}");
+    let first = &chats[0];
+    assert_eq!(first.get("gen_ai.operation.name"), Some("chat"));
+    assert_eq!(first.get("gen_ai.provider.name"), Some("openai"));
+    assert_eq!(first.get("gen_ai.request.model"), Some("test-model"));
+    assert_eq!(first.get("otel.name"), Some("chat test-model"));
+    assert_eq!(first.get("gen_ai.usage.input_tokens"), Some("812"));
+    assert_eq!(first.get("gen_ai.usage.output_tokens"), Some("31"));
+    assert_eq!(first.get("gen_ai.response.tool_calls"), Some("1"));
+    let tool = &spans.named("execute_tool")[0];
+    assert_eq!(tool.get("gen_ai.tool.name"), Some("tool_info"));
+    assert_eq!(tool.get("gen_ai.tool.call.id"), Some("call_7"));
+
+    // A request that fails marks its span with error.type.
+    let failing = replay_failing();
+    let mut agent = agent_at(&failing);
+    let err = agent.send("hi").await.unwrap_err();
+    assert!(matches!(err, AgentError::Auth { .. }), "{err}");
+    let last = spans.named("chat").pop().unwrap();
+    assert_eq!(last.get("error.type"), Some("auth"), "{last:?}");
+    assert_eq!(last.get("otel.status_code"), Some("ERROR"));
+}
+
+fn replay_failing() -> Replay {
+    replay(vec![status(401, r#"{"error": {"message": "bad key"}}"#)])
+}
+
+fn agent_at(replay: &Replay) -> Agent {
+    agent(replay, WireFormat::OpenAiChat, options())
 }

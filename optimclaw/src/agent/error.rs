@@ -53,6 +53,23 @@ pub enum AgentError {
     Schema(SchemaError),
 }
 
+impl AgentError {
+    /// A short, stable name of the kind of error (the `error.type` of the
+    /// request's `chat` span).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AgentError::MissingKey { .. } => "missing_key",
+            AgentError::Config(_) => "config",
+            AgentError::Auth { .. } => "auth",
+            AgentError::Rejected { .. } => "rejected",
+            AgentError::Unavailable { .. } => "unavailable",
+            AgentError::StepLimit { .. } => "step_limit",
+            AgentError::Cancelled => "cancelled",
+            AgentError::Schema(_) => "schema",
+        }
+    }
+}
+
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

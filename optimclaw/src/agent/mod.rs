@@ -41,6 +41,7 @@ use std::time::Instant;
 use futures_util::future::join_all;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use crate::call::CallOptions;
 use crate::config::LoadStrategy;
@@ -49,6 +50,7 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::provider::{Dialect, RenderOptions};
 use crate::schema::json_type_name;
 use crate::session::Session;
+use crate::telemetry;
 use crate::tool::TOOL_INFO;
 
 pub use config::{AgentOptions, ApiKey, MODEL_VAR, ModelConfig, WireFormat};
@@ -255,10 +257,32 @@ impl Agent {
                 request: self.usage.len() + 1,
                 tools: rendered.tools.len(),
             });
+            let span = telemetry::chat_span(
+                self.model.format.name(),
+                &self.model.model,
+                &self.model.base_url,
+            );
             let reply = tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(AgentError::Cancelled),
-                reply = self.post(&body, &mut on_event) => reply?,
+                () = cancel.cancelled() => Err(AgentError::Cancelled),
+                reply = self.post(&body, &mut on_event).instrument(span.clone()) => reply,
+            };
+            let reply = match reply {
+                Ok(reply) => {
+                    let u = &reply.usage;
+                    telemetry::record_chat_usage(
+                        &span,
+                        u.input_tokens,
+                        u.output_tokens,
+                        u.cached_input_tokens,
+                        reply.calls.len(),
+                    );
+                    reply
+                }
+                Err(err) => {
+                    telemetry::record_error(&span, err.kind());
+                    return Err(err);
+                }
             };
             let mut usage = reply.usage;
             usage.request = self.usage.len() + 1;
@@ -340,8 +364,9 @@ impl Agent {
         let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
         let options = CallOptions::timeout(self.options.call_timeout);
         let runs = calls.iter().map(|call| {
-            let ctx = &ctx;
+            let ctx = ctx.clone().with_call_id(call.id.as_str());
             async move {
+                let ctx = &ctx;
                 let started = Instant::now();
                 let result = match &call.arguments {
                     Ok(args) => {

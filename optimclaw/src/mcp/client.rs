@@ -15,6 +15,7 @@ use rmcp::{ClientHandler, ServiceExt};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
+use tracing::Instrument;
 
 use crate::error::{ToolError, ToolErrorKind};
 use crate::manifest::cap_description;
@@ -386,6 +387,27 @@ impl McpClient {
     /// hung fails the call within the time limit and is restarted on the
     /// next call.
     pub async fn call(&self, tool: &str, args: Value) -> Result<Value, ToolError> {
+        // The MCP semantic conventions' client span: `tools/call {tool}`.
+        let span = tracing::info_span!(
+            target: "optimclaw::mcp",
+            "tools/call",
+            otel.name = format!("tools/call {tool}"),
+            otel.kind = "client",
+            otel.status_code = tracing::field::Empty,
+            mcp.method.name = "tools/call",
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = tool,
+            mcp.server.name = self.name.as_str(),
+            error.type = tracing::field::Empty,
+        );
+        let result = self.call_uninstrumented(tool, args).instrument(span.clone()).await;
+        if let Err(err) = &result {
+            crate::telemetry::record_error(&span, err.kind().as_str());
+        }
+        result
+    }
+
+    async fn call_uninstrumented(&self, tool: &str, args: Value) -> Result<Value, ToolError> {
         let arguments = match args {
             Value::Object(map) => Some(map),
             Value::Null => None,

@@ -418,7 +418,8 @@ impl ServerHandler for McpServer {
             .shared
             .ctx
             .clone()
-            .with_cancellation(context.ct.clone());
+            .with_cancellation(context.ct.clone())
+            .with_call_id(context.id.to_string());
         let result = session.call(&name, args, &ctx).await;
         if self.shared.per_connection
             && session.lazy_config().enabled

@@ -1,0 +1,4 @@
+//! Helpers shared by test binaries (each uses part of them).
+#![allow(dead_code)]
+
+pub mod spans;

@@ -1,0 +1,100 @@
+//! A test subscriber that keeps every span (name and fields, as recorded
+//! at creation and later) and every event, for tests to assert on.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+use tracing_subscriber::prelude::*;
+use tracing_subscriber::registry::LookupSpan;
+
+/// One span or event as captured.
+#[derive(Clone, Debug, Default)]
+pub struct Captured {
+    pub name: String,
+    pub fields: BTreeMap<String, String>,
+}
+
+impl Captured {
+    pub fn get(&self, field: &str) -> Option<&str> {
+        self.fields.get(field).map(String::as_str)
+    }
+}
+
+#[derive(Clone, Default)]
+pub struct Spans {
+    spans: Arc<Mutex<BTreeMap<u64, Captured>>>,
+    events: Arc<Mutex<Vec<Captured>>>,
+}
+
+struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.0.insert(field.name().to_owned(), format!("{value:?}"));
+    }
+}
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _ctx: Context<'_, S>) {
+        let mut captured = Captured {
+            name: attrs.metadata().name().to_owned(),
+            ..Captured::default()
+        };
+        attrs.record(&mut Fields(&mut captured.fields));
+        self.spans.lock().unwrap().insert(id.into_u64(), captured);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
+        if let Some(captured) = self.spans.lock().unwrap().get_mut(&id.into_u64()) {
+            values.record(&mut Fields(&mut captured.fields));
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        let mut captured = Captured {
+            name: event.metadata().target().to_owned(),
+            ..Captured::default()
+        };
+        event.record(&mut Fields(&mut captured.fields));
+        self.events.lock().unwrap().push(captured);
+    }
+}
+
+impl Spans {
+    /// Captures what happens on this thread until the guard is dropped.
+    pub fn install() -> (Spans, tracing::subscriber::DefaultGuard) {
+        let spans = Spans::default();
+        let subscriber = tracing_subscriber::registry().with(spans.clone());
+        let guard = tracing::subscriber::set_default(subscriber);
+        (spans, guard)
+    }
+
+    /// Every span named `name`, in creation order.
+    pub fn named(&self, name: &str) -> Vec<Captured> {
+        self.spans
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|s| s.name == name)
+            .cloned()
+            .collect()
+    }
+
+    /// Every event of `target`.
+    pub fn events(&self, target: &str) -> Vec<Captured> {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|e| e.name == target)
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,130 @@
+//! Tool calls are traced per the OpenTelemetry GenAI conventions: one
+//! `execute_tool` span per call, through a registry or a session, with the
+//! tool's name, the call id, `error.type` on failure, and `tool_info`'s hit
+//! count; arguments and results only when content recording is on, and
+//! then redacted. (Content recording is process-wide: this binary holds the
+//! only test that turns it on.)
+
+mod support;
+
+use std::sync::Arc;
+
+use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext, ToolKind, telemetry};
+use serde_json::{Value, json};
+use support::spans::Spans;
+
+fn registry() -> Registry {
+    let tool_info = optimclaw::linked_tools()
+        .find(|d| d.name == "tool_info")
+        .unwrap();
+    let login = DynamicTool::new(
+        "login",
+        "Log in to the weather service with a user name and password.",
+        json!({"type": "object", "properties": {
+            "user": {"type": "string"}, "password": {"type": "string"}},
+            "required": ["user", "password"]}),
+    )
+    .kind(ToolKind::Deferred)
+    .handler(|_ctx, args: Value| async move {
+        Ok(json!({"greeting": format!("hello {}", args["user"].as_str().unwrap_or("")), "session": "s3cr3t-session-id"}))
+    });
+    let forecast = DynamicTool::new(
+        "forecast",
+        "Weather forecast for a city.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
+    .kind(ToolKind::Core)
+    .handler(|_ctx, _args: Value| async move { Ok(json!("sunny")) });
+    Registry::builder()
+        .without_linked()
+        .descriptor(tool_info)
+        .lazy(LazyConfig::lazy())
+        .tools([login, forecast])
+        .build()
+        .unwrap()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn every_call_has_an_execute_tool_span_and_content_only_when_asked() {
+    let (spans, _guard) = Spans::install();
+    let registry = registry();
+    let ctx = ToolContext::new().with_call_id("call_42");
+
+    registry
+        .call("forecast", json!({"city": "Paris"}), &ctx)
+        .await
+        .unwrap();
+    let ok = &spans.named("execute_tool")[0];
+    assert_eq!(ok.get("gen_ai.operation.name"), Some("execute_tool"));
+    assert_eq!(ok.get("gen_ai.tool.name"), Some("forecast"));
+    assert_eq!(ok.get("gen_ai.tool.call.id"), Some("call_42"));
+    assert_eq!(ok.get("otel.name"), Some("execute_tool forecast"));
+    assert_eq!(ok.get("error.type"), None);
+    assert_eq!(ok.get("gen_ai.tool.call.arguments"), None, "off by default");
+    assert_eq!(ok.get("gen_ai.tool.call.result"), None, "off by default");
+
+    // Failures carry error.type and the ERROR status, through a session too.
+    let session = Session::new(registry.clone());
+    let _ = session.call("forecast", json!({"town": 1}), &ctx).await;
+    let _ = session.call("no_such_tool", json!({}), &ctx).await;
+    let all = spans.named("execute_tool");
+    assert_eq!(all[1].get("error.type"), Some("invalid_arguments"), "{all:?}");
+    assert_eq!(all[1].get("otel.status_code"), Some("ERROR"));
+    assert_eq!(all[2].get("error.type"), Some("unknown_tool"));
+    assert_eq!(all[2].get("gen_ai.tool.name"), Some("no_such_tool"));
+
+    // tool_info reports its hit count (the query only with content on).
+    session
+        .call("tool_info", json!({"query": "weather login"}), &ctx)
+        .await
+        .unwrap();
+    let event = spans.events("optimclaw::tool_info").pop().unwrap();
+    assert_eq!(event.get("hits"), Some("1"), "{event:?}");
+    assert_eq!(event.get("query"), None);
+
+    // Content on: arguments and results, credentials masked and the
+    // context's output filter applied.
+    telemetry::record_content(true);
+    let filtered = ToolContext::new().with_output_filter(Arc::new(|text: &str| {
+        text.contains("s3cr3t-session-id")
+            .then(|| text.replace("s3cr3t-session-id", "[secret:SESSION]"))
+    }));
+    session
+        .call(
+            "login",
+            json!({"user": "ada", "password": "hunter2-hunter2"}),
+            &filtered,
+        )
+        .await
+        .unwrap();
+    session
+        .call("tool_info", json!({"query": "forecast"}), &filtered)
+        .await
+        .unwrap();
+    telemetry::record_content(false);
+    let login = spans
+        .named("execute_tool")
+        .into_iter()
+        .find(|s| s.get("gen_ai.tool.name") == Some("login"))
+        .unwrap();
+    let args = login.get("gen_ai.tool.call.arguments").unwrap();
+    assert!(args.contains("ada") && args.contains("[redacted]"), "{args}");
+    assert!(!args.contains("hunter2"), "{args}");
+    let result = login.get("gen_ai.tool.call.result").unwrap();
+    assert!(result.contains("hello ada"), "{result}");
+    assert!(!result.contains("s3cr3t-session-id"), "{result}");
+    let event = spans.events("optimclaw::tool_info").pop().unwrap();
+    assert_eq!(event.get("query"), Some("\"forecast\""), "{event:?}");
+}
+
+#[test]
+fn without_a_subscriber_calls_work_and_nothing_is_kept() {
+    // No subscriber installed on this thread: spans are disabled.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let out = runtime
+        .block_on(registry().call("forecast", json!({"city": "Oslo"}), &ToolContext::new()))
+        .unwrap();
+    assert_eq!(out, json!("sunny"));
+}
