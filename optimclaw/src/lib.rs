@@ -19,6 +19,8 @@ pub mod mcp;
 pub mod prompt;
 pub mod provider;
 mod registry;
+#[cfg(feature = "rig")]
+pub mod rig;
 #[cfg(all(feature = "sandbox", target_os = "linux"))]
 // Confining a child process takes raw system calls between fork and exec;
 // every unsafe block there says why it is sound.

@@ -68,7 +68,11 @@ async fn every_call_has_an_execute_tool_span_and_content_only_when_asked() {
     let _ = session.call("forecast", json!({"town": 1}), &ctx).await;
     let _ = session.call("no_such_tool", json!({}), &ctx).await;
     let all = spans.named("execute_tool");
-    assert_eq!(all[1].get("error.type"), Some("invalid_arguments"), "{all:?}");
+    assert_eq!(
+        all[1].get("error.type"),
+        Some("invalid_arguments"),
+        "{all:?}"
+    );
     assert_eq!(all[1].get("otel.status_code"), Some("ERROR"));
     assert_eq!(all[2].get("error.type"), Some("unknown_tool"));
     assert_eq!(all[2].get("gen_ai.tool.name"), Some("no_such_tool"));
@@ -108,7 +112,10 @@ async fn every_call_has_an_execute_tool_span_and_content_only_when_asked() {
         .find(|s| s.get("gen_ai.tool.name") == Some("login"))
         .unwrap();
     let args = login.get("gen_ai.tool.call.arguments").unwrap();
-    assert!(args.contains("ada") && args.contains("[redacted]"), "{args}");
+    assert!(
+        args.contains("ada") && args.contains("[redacted]"),
+        "{args}"
+    );
     assert!(!args.contains("hunter2"), "{args}");
     let result = login.get("gen_ai.tool.call.result").unwrap();
     assert!(result.contains("hello ada"), "{result}");

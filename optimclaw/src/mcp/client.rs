@@ -400,7 +400,10 @@ impl McpClient {
             mcp.server.name = self.name.as_str(),
             error.type = tracing::field::Empty,
         );
-        let result = self.call_uninstrumented(tool, args).instrument(span.clone()).await;
+        let result = self
+            .call_uninstrumented(tool, args)
+            .instrument(span.clone())
+            .await;
         if let Err(err) = &result {
             crate::telemetry::record_error(&span, err.kind().as_str());
         }
