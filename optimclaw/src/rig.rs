@@ -6,14 +6,14 @@
 //! the bridge `call_tool(name, arguments)` through which every deferred
 //! tool is reached once `tool_info` has shown it — the same array on every
 //! request, so the provider's prompt cache holds (the bridge strategy; see
-//! [`LoadStrategy`](crate::LoadStrategy)). [`preamble`] is the note naming
+//! [`LoadStrategy`]). [`preamble`] is the note naming
 //! the deferred tools, for the agent's preamble. An eager session gives
 //! every tool in full. Calls go through the [`Session`], so arguments are
 //! checked, `tool_info` loads, scopes and tracing hold as for any call.
 //!
 //! The other way, [`from_rig`] and [`from_rig_tool`] turn rig tools (its
 //! runtime-defined `DynamicTool`, or any typed `rig::tool::Tool`) into
-//! deferred [`DynamicTool`](crate::DynamicTool)s of a registry.
+//! deferred [`DynamicTool`]s of a registry.
 //!
 //! ```
 //! use optimclaw::{LazyConfig, Registry, Session, ToolContext};

@@ -250,7 +250,7 @@ impl fmt::Debug for DynamicTool {
     }
 }
 
-/// One tool in a [`Registry`], with its schemas materialised.
+/// One tool in a [`Registry`](crate::Registry), with its schemas materialised.
 pub struct Tool {
     name: String,
     description: String,

@@ -239,7 +239,7 @@ impl ModelConfig {
 pub struct AgentOptions {
     /// Text put before the lazy note in the system prompt.
     pub system: Option<String>,
-    /// Model requests per [`Agent::send`] before giving up (default 12).
+    /// Model requests per [`Agent::send`](crate::agent::Agent::send) before giving up (default 12).
     pub max_steps: usize,
     /// Time limit of each tool call (default 60 s).
     pub call_timeout: Duration,

@@ -47,7 +47,7 @@ pub enum AgentError {
         /// The limit.
         steps: usize,
     },
-    /// [`CancelHandle::cancel`] was called.
+    /// [`CancelHandle::cancel`](crate::agent::CancelHandle::cancel) was called.
     Cancelled,
     /// A tool cannot be described in the wire format's dialect.
     Schema(SchemaError),

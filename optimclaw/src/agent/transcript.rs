@@ -76,7 +76,7 @@ pub struct RequestUsage {
     pub eager_tool_tokens: Option<usize>,
 }
 
-/// The model's answer to one [`Agent::send`].
+/// The model's answer to one [`Agent::send`](crate::agent::Agent::send).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
     /// The final text.
