@@ -117,8 +117,7 @@ async fn rpc(
     (status, headers, reply.text().await.unwrap())
 }
 
-/// Opens a session with `token` and returns a function-like closure state:
-/// the session id.
+/// Opens a session with `token`: its id and the `initialize` reply.
 async fn open(url: &str, token: &str) -> (String, Value) {
     let init = json!({"protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "test", "version": "0"}});

@@ -305,7 +305,8 @@ impl Sandbox {
         } else {
             Some(network::filter()?)
         };
-        let (cgroup, user_namespace) = match cgroup::probe() {
+        // The probe done for `support` (a mkdir and rmdir) decides.
+        let (cgroup, user_namespace) = match support.process_cap {
             Ok(ProcessCap::Cgroup(root)) => (
                 Some(PidsCgroup::create(&root, self.limits.processes)?),
                 false,
