@@ -18,6 +18,7 @@ pub mod manifest;
 pub mod mcp;
 pub mod prompt;
 pub mod provider;
+pub mod query;
 mod registry;
 #[cfg(feature = "rig")]
 pub mod rig;
@@ -55,7 +56,7 @@ pub use registry::{Registry, RegistryBuilder};
 pub use scope::ToolScope;
 pub use session::Session;
 pub use tool::{DynamicTool, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
-pub use tool_info::{ToolInfoAnswer, ToolInfoEntry};
+pub use tool_info::{MatchStrength, ToolInfoAnswer, ToolInfoEntry};
 
 /// The repository's README, whose code blocks run as doctests here (it is
 /// not part of the published crate).

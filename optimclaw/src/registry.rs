@@ -16,7 +16,7 @@ use crate::context::ToolContext;
 use crate::descriptor::{ToolDescriptor, linked_tools};
 use crate::error::{RegistryError, ToolError};
 use crate::scope::ToolScope;
-use crate::search::{SearchIndex, Weights};
+use crate::search::{Constraints, SearchIndex, Weights};
 use crate::telemetry;
 use crate::tool::{CALL_TOOL, DynamicTool, Tool, is_framework_tool, is_valid_tool_name};
 
@@ -224,16 +224,19 @@ impl Registry {
     }
 
     /// [`search`](Self::search) among the tools in `scope`: tools outside
-    /// it are never returned (ranked among all, then filtered).
+    /// it are never returned (nor ranked).
     pub fn search_in(&self, query: &str, k: usize, scope: &ToolScope) -> Vec<&Tool> {
-        let wanted = if scope.is_all() { k } else { self.len() };
+        let keep = |i: usize| scope.allows(self.inner.tools[i].name());
+        let constraints = Constraints {
+            keep: (!scope.is_all()).then_some(&keep as &dyn Fn(usize) -> bool),
+            ..Constraints::default()
+        };
         self.inner
             .search
-            .search(query, wanted)
+            .search_with(query, k, &constraints)
+            .hits
             .into_iter()
             .map(|hit| &self.inner.tools[hit.tool])
-            .filter(|t| scope.allows(t.name()))
-            .take(k)
             .collect()
     }
 

@@ -171,6 +171,49 @@ pub struct Hit {
     pub tool: usize,
     /// Relevance; higher is better. Comparable within one query only.
     pub score: f32,
+    /// The share of the query this tool matched, from 0 to 1: the query's
+    /// terms weighted by how rare they are in the catalog (a term no tool
+    /// has counts as the rarest), matched ones over all. Comparable across
+    /// queries: what `tool_info`'s match strength is read from.
+    pub coverage: f32,
+    /// The share of the tool's name words the query contains, from 0 to 1.
+    pub name_match: f32,
+    /// How well the tool matched, comparable across queries: `coverage ×
+    /// (1 + margin / 2) + name_match`, where the margin is this hit's score
+    /// over the next one's (at most 2): standing out from the next hit
+    /// counts only as far as the query's words are the tool's. From 0 to 3;
+    /// `tool_info` calls a hit strong at [`STRONG_MATCH`] or more.
+    pub strength: f32,
+}
+
+/// The [`Hit::strength`] from which `tool_info` calls a match strong, and
+/// below which its best hit means "no tool matches". Chosen on the
+/// no-match set of the bfcl-dev corpus (BENCHMARKS.md): the highest
+/// detection of absent tools with at most 3 % of present ones called absent.
+pub const STRONG_MATCH: f32 = 0.65;
+
+/// The largest score margin [`Hit::strength`] counts.
+const MAX_MARGIN: f32 = 2.0;
+
+/// What narrows a search beyond its keywords.
+#[derive(Clone, Copy, Default)]
+pub struct Constraints<'a> {
+    /// Words every hit must contain (analysed like the query: stemmed).
+    pub required: &'a [String],
+    /// Words no hit may contain.
+    pub excluded: &'a [String],
+    /// Only the tools (by registry index) for which this returns `true`.
+    pub keep: Option<&'a dyn Fn(usize) -> bool>,
+}
+
+/// The answer of [`SearchIndex::search_with`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ranking {
+    /// The hits, best first.
+    pub hits: Vec<Hit>,
+    /// Words of the query (as given) that no tool within the constraints
+    /// contains, even with a typo corrected.
+    pub unmatched: Vec<String>,
 }
 
 /// The keyword index over a set of tools.
@@ -187,6 +230,10 @@ pub struct SearchIndex {
     typo: HashMap<String, Vec<u32>>,
     /// Name terms by id (for verifying typo candidates).
     terms: Vec<String>,
+    /// Inverse document frequency by term id.
+    idf: Vec<f32>,
+    /// The idf of a term no tool has (the rarest possible).
+    max_idf: f32,
 }
 
 impl SearchIndex {
@@ -271,11 +318,14 @@ impl SearchIndex {
                 wtf[run[0].0 as usize].push((doc, v));
             }
         }
+        index.max_idf = (1.0 + (n_docs as f32 + 0.5) / 0.5).ln();
+        let mut idfs = Vec::with_capacity(wtf.len());
         index.postings = wtf
             .into_iter()
             .map(|mut list| {
                 let df = list.len() as f32;
                 let idf = (1.0 + (n_docs as f32 - df + 0.5) / (df + 0.5)).ln();
+                idfs.push(idf);
                 for (_, v) in &mut list {
                     *v = idf * *v * (K1 + 1.0) / (*v + K1);
                 }
@@ -304,6 +354,7 @@ impl SearchIndex {
             ids.dedup();
         }
         index.terms = terms;
+        index.idf = idfs;
         index
     }
 
@@ -344,64 +395,209 @@ impl SearchIndex {
     /// The best `k` tools for a keyword query, best first. Ties break by
     /// registry order (tool name), so results are deterministic.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {
+        self.search_with(query, k, &Constraints::default()).hits
+    }
+
+    /// [`search`](Self::search) within `constraints`: only tools that pass
+    /// them are ranked. A query without search terms lists the tools that
+    /// pass (in registry order) when the constraints narrow the catalog,
+    /// and nothing otherwise.
+    pub fn search_with(&self, query: &str, k: usize, constraints: &Constraints<'_>) -> Ranking {
+        let mut ranking = Ranking::default();
         if k == 0 || self.docs.is_empty() {
-            return Vec::new();
+            return ranking;
         }
+        // Term sets of the required and excluded words; a required word no
+        // tool has leaves nothing to find.
+        let term_ids = |word: &str| -> Option<Vec<u32>> {
+            let mut terms = Vec::new();
+            analyze(word, &mut terms);
+            terms.iter().map(|t| self.vocab.get(t).copied()).collect()
+        };
+        let mut required: Vec<Vec<u32>> = Vec::new();
+        for word in constraints.required {
+            match term_ids(word) {
+                Some(ids) => required.push(ids),
+                None => {
+                    ranking.unmatched.push(word.clone());
+                    return ranking;
+                }
+            }
+        }
+        let excluded: Vec<u32> = constraints
+            .excluded
+            .iter()
+            .filter_map(|w| term_ids(w))
+            .flatten()
+            .collect();
+        let narrowed = constraints.keep.is_some() || !required.is_empty() || !excluded.is_empty();
+        let has = |id: u32, d: u32| {
+            self.postings[id as usize]
+                .binary_search_by_key(&d, |(doc, _)| *doc)
+                .is_ok()
+        };
+        let allowed = |d: u32| {
+            constraints
+                .keep
+                .is_none_or(|keep| keep(self.docs[d as usize]))
+                && required.iter().all(|ids| ids.iter().all(|&id| has(id, d)))
+                && !excluded.iter().any(|&id| has(id, d))
+        };
+
         let mut terms = Vec::new();
         analyze(query, &mut terms);
         terms.sort_unstable();
         terms.dedup();
+        if terms.is_empty() {
+            if narrowed {
+                let mut listed: Vec<u32> = (0..self.docs.len() as u32)
+                    .filter(|&d| allowed(d))
+                    .collect();
+                listed.sort_by_key(|&d| self.docs[d as usize]);
+                listed.truncate(k);
+                ranking.hits = listed
+                    .into_iter()
+                    .map(|d| Hit {
+                        tool: self.docs[d as usize],
+                        score: 0.0,
+                        coverage: 0.0,
+                        name_match: 0.0,
+                        strength: 0.0,
+                    })
+                    .collect();
+            }
+            return ranking;
+        }
         let mut scores = vec![0f32; self.docs.len()];
         let mut touched: Vec<u32> = Vec::new();
         let mut matched_terms: Vec<(u32, f32)> = Vec::new();
+        // Per query term: its weight, and the (term id, factor) that stand
+        // for it in the index (itself, or typo corrections).
+        let mut query_terms: Vec<(f32, Vec<(u32, f32)>)> = Vec::new();
         for term in &terms {
-            match self.vocab.get(term) {
-                Some(&id) => matched_terms.push((id, 1.0)),
-                None => matched_terms.extend(
-                    self.corrections(term)
-                        .into_iter()
-                        .map(|id| (id, TYPO_FACTOR)),
-                ),
-            }
+            let found: Vec<(u32, f32)> = match self.vocab.get(term) {
+                Some(&id) => vec![(id, 1.0)],
+                None => self
+                    .corrections(term)
+                    .into_iter()
+                    .map(|id| (id, TYPO_FACTOR))
+                    .collect(),
+            };
+            let weight = match self.vocab.get(term) {
+                Some(&id) => self.idf[id as usize],
+                None => self.max_idf,
+            };
+            matched_terms.extend(found.iter().copied());
+            query_terms.push((weight, found));
         }
+        let total_weight: f32 = query_terms.iter().map(|(w, _)| w).sum();
         for &(id, factor) in &matched_terms {
             for &(d, s) in &self.postings[id as usize] {
                 if scores[d as usize] == 0.0 {
+                    if narrowed && !allowed(d) {
+                        continue;
+                    }
                     touched.push(d);
                 }
                 scores[d as usize] += s * factor;
             }
         }
+        // The words of the query no tool within the constraints has.
+        let reached = |ids: &[(u32, f32)]| {
+            ids.iter().any(|&(id, _)| {
+                self.postings[id as usize]
+                    .iter()
+                    .any(|&(d, _)| !narrowed || allowed(d))
+            })
+        };
+        for word in query.split_whitespace() {
+            let mut word_terms = Vec::new();
+            analyze(word, &mut word_terms);
+            let unmatched = !word_terms.is_empty()
+                && word_terms.iter().all(|t| {
+                    terms
+                        .binary_search(t)
+                        .is_ok_and(|i| !reached(&query_terms[i].1))
+                });
+            if unmatched && !ranking.unmatched.iter().any(|u| u == word) {
+                ranking.unmatched.push(word.to_owned());
+            }
+        }
         // Name coverage: a query that names most parts of a tool's name
         // points at that tool.
-        for &d in &touched {
+        let name_match = |d: u32| {
             let names = &self.name_terms[d as usize];
             if names.is_empty() {
-                continue;
+                return 0.0;
             }
             let covered = names
                 .iter()
                 .filter(|t| matched_terms.iter().any(|(m, _)| m == *t))
                 .count();
-            scores[d as usize] += NAME_COVERAGE * covered as f32 / names.len() as f32;
+            covered as f32 / names.len() as f32
+        };
+        for &d in &touched {
+            scores[d as usize] += NAME_COVERAGE * name_match(d);
         }
         let cmp = |a: &u32, b: &u32| {
             scores[*b as usize]
                 .total_cmp(&scores[*a as usize])
                 .then_with(|| self.docs[*a as usize].cmp(&self.docs[*b as usize]))
         };
-        if touched.len() > k {
-            touched.select_nth_unstable_by(k - 1, cmp);
-            touched.truncate(k);
+        // One more than asked: the last hit's margin needs the next score.
+        if touched.len() > k + 1 {
+            touched.select_nth_unstable_by(k, cmp);
+            touched.truncate(k + 1);
         }
         touched.sort_unstable_by(cmp);
-        touched
+        let next_scores: Vec<f32> = touched
+            .iter()
+            .skip(1)
+            .map(|&d| scores[d as usize])
+            .collect();
+        touched.truncate(k);
+        ranking.hits = touched
             .into_iter()
-            .map(|d| Hit {
-                tool: self.docs[d as usize],
-                score: scores[d as usize],
+            .enumerate()
+            .map(|(i, d)| {
+                let score = scores[d as usize];
+                let coverage = self.coverage(d, &query_terms, total_weight);
+                let name_match = name_match(d);
+                let margin = next_scores.get(i).map_or(MAX_MARGIN, |next| {
+                    (score / next.max(f32::EPSILON)).min(MAX_MARGIN)
+                });
+                Hit {
+                    tool: self.docs[d as usize],
+                    score,
+                    coverage,
+                    name_match,
+                    strength: coverage * (1.0 + margin / 2.0) + name_match,
+                }
             })
-            .collect()
+            .collect();
+        ranking
+    }
+
+    /// The weighted share of `query_terms` document `d` contains.
+    fn coverage(&self, d: u32, query_terms: &[(f32, Vec<(u32, f32)>)], total: f32) -> f32 {
+        if total <= 0.0 {
+            return 0.0;
+        }
+        let has = |id: u32| {
+            self.postings[id as usize]
+                .binary_search_by_key(&d, |(doc, _)| *doc)
+                .is_ok()
+        };
+        let matched: f32 = query_terms
+            .iter()
+            .map(|(weight, ids)| {
+                ids.iter()
+                    .filter(|(id, _)| has(*id))
+                    .map(|(_, factor)| weight * factor)
+                    .fold(0.0, f32::max)
+            })
+            .sum();
+        (matched / total).clamp(0.0, 1.0)
     }
 }
 

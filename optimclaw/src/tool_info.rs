@@ -7,8 +7,10 @@ use serde_json::Value;
 
 use crate::context::ToolContext;
 use crate::error::ToolError;
+use crate::query::{ToolQuery, namespace};
 use crate::registry::Registry;
 use crate::scope::ToolScope;
+use crate::search::{Constraints, Hit, Ranking, STRONG_MATCH};
 use crate::telemetry;
 use crate::tool::{TOOL_INFO, Tool};
 use optimclaw_macros::tool;
@@ -34,6 +36,28 @@ pub struct ToolInfoEntry {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub examples: Vec<Value>,
+    /// How the tool matched the query (absent in answers of older
+    /// versions).
+    #[serde(rename = "match", default, skip_serializing_if = "Option::is_none")]
+    pub strength: Option<MatchStrength>,
+}
+
+/// How a `tool_info` hit matched its query: a stable signal a model (or
+/// the code around it) can act on.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchStrength {
+    /// Asked for by its exact name (or `select:`).
+    Exact,
+    /// A keyword hit at or above [`STRONG_MATCH`]: the query's rare words
+    /// are in the tool and it stands out from the next hit.
+    Strong,
+    /// A keyword hit below [`STRONG_MATCH`]: probably not what was asked
+    /// for; listed without its schema.
+    Weak,
+    /// Listed by a filter alone (`ns:github`, `+term` without other
+    /// keywords): the tool passes it, nothing was ranked.
+    Listed,
 }
 
 /// The answer of `tool_info`.
@@ -45,22 +69,46 @@ pub struct ToolInfoAnswer {
     /// Said when nothing (or not everything) matched, with nearest names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// `true` when no tool matches the query well: `tools` holds at most a
+    /// few weak hits, without schemas.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_match: bool,
+    /// Words of the query that no tool contains.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unmatched_words: Vec<String>,
+    /// Namespaces (name prefixes before `__`) nearest to the query, when
+    /// nothing matched well and the catalog has namespaces.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
+}
+
+impl ToolInfoAnswer {
+    fn new(tools: Vec<ToolInfoEntry>, message: Option<String>) -> Self {
+        ToolInfoAnswer {
+            tools,
+            message,
+            no_match: false,
+            unmatched_words: Vec::new(),
+            namespaces: Vec::new(),
+        }
+    }
 }
 
 impl ToolInfoEntry {
-    fn of(tool: &Tool) -> Self {
+    fn of(tool: &Tool, strength: MatchStrength) -> Self {
         ToolInfoEntry {
             name: tool.name().to_owned(),
             description: tool.description().to_owned(),
             parameters: Some(tool.input_schema().clone()),
             examples: tool.examples().to_vec(),
+            strength: Some(strength),
         }
     }
 
     /// Name and description only (the first sentence), for the lower hits
     /// of a keyword search: they stay out of the conversation's history
     /// until the model asks for one by name.
-    fn brief(tool: &Tool) -> Self {
+    fn brief(tool: &Tool, strength: MatchStrength) -> Self {
         let description = tool.description();
         let first = description
             .split_inclusive(". ")
@@ -72,6 +120,7 @@ impl ToolInfoEntry {
             description: first.to_owned(),
             parameters: None,
             examples: Vec::new(),
+            strength: Some(strength),
         }
     }
 }
@@ -80,6 +129,9 @@ impl ToolInfoEntry {
 /// (several names separated by commas load several at once) or keywords
 /// describing what you need; returns the matching tools with their full
 /// parameter schemas. Loaded tools can then be called like any other.
+/// Syntax: `select:a,b` exact names only, `+word` required, `-word`
+/// excluded, `ns:name` one namespace. Each hit says its `match`; with
+/// `no_match`, no tool does it: use the tools you have or answer without.
 #[tool(core, keywords = ["discover", "load", "find", "search", "tools", "schema"])]
 async fn tool_info(
     ctx: &ToolContext,
@@ -138,87 +190,239 @@ impl Registry {
             ));
         }
         let k = max_results.clamp(1, MAX_RESULTS);
-
-        let parts: Vec<&str> = query
+        let parsed = ToolQuery::parse(query);
+        if let Some(names) = &parsed.select {
+            return Ok(self.exact_names(names, k, scope));
+        }
+        // Comma-separated names: exact names when any of them is one.
+        let parts: Vec<String> = query
             .split(',')
             .map(str::trim)
             .filter(|p| !p.is_empty())
+            .map(str::to_owned)
             .collect();
-        let visible = |p: &str| self.get_ignore_case(p).filter(|t| scope.allows(t.name()));
-        let named: Vec<&Tool> = parts.iter().filter_map(|p| visible(p)).collect();
-        if !named.is_empty() {
-            // Exact names honour `max_results` too; the names left out are
-            // listed so the model can ask for them next.
-            let mut tools: Vec<ToolInfoEntry> = Vec::new();
-            let mut left_out: Vec<&str> = Vec::new();
-            for tool in named {
-                if tools.iter().any(|t| t.name == tool.name()) || left_out.contains(&tool.name()) {
-                    continue;
-                }
-                if tools.len() < k {
-                    tools.push(ToolInfoEntry::of(tool));
-                } else {
-                    left_out.push(tool.name());
-                }
-            }
-            let mut missing: Vec<String> = parts
-                .iter()
-                .filter(|p| visible(p).is_none())
-                .map(|p| {
-                    let near = self.nearest_names_in(p, 3, scope);
-                    if near.is_empty() {
-                        format!("no tool is named \"{}\"", shorten(p))
-                    } else {
-                        format!(
-                            "no tool is named \"{}\" (nearest: {})",
-                            shorten(p),
-                            near.join(", ")
-                        )
-                    }
-                })
-                .collect();
-            if !left_out.is_empty() {
-                missing.push(format!(
-                    "not returned because max_results is {k}: {}; ask for them in another call",
-                    left_out.join(", ")
-                ));
-            }
-            let message = (!missing.is_empty()).then(|| missing.join("; "));
-            return Ok(ToolInfoAnswer { tools, message });
+        if parts.iter().any(|p| {
+            self.get_ignore_case(p)
+                .is_some_and(|t| scope.allows(t.name()))
+        }) {
+            return Ok(self.exact_names(&parts, k, scope));
         }
+        Ok(self.keyword_search(query, &parsed, k, scope))
+    }
 
-        let hits = self.search_in(query, k, scope);
-        if hits.is_empty() {
-            let near = self.nearest_deferred(query, 3, scope);
-            return Ok(ToolInfoAnswer {
-                tools: Vec::new(),
-                message: Some(format!(
-                    "no tool matches \"{}\"; nearest names: {}. Try other keywords or an exact name.",
-                    shorten(query),
-                    near.join(", ")
-                )),
-            });
+    /// The answer for exact names: each name found (case-insensitive) with
+    /// its schema, each one not found with the nearest names. Honours
+    /// `max_results` and lists the names left out.
+    fn exact_names(&self, names: &[String], k: usize, scope: &ToolScope) -> ToolInfoAnswer {
+        let visible = |p: &str| self.get_ignore_case(p).filter(|t| scope.allows(t.name()));
+        let mut tools: Vec<ToolInfoEntry> = Vec::new();
+        let mut left_out: Vec<&str> = Vec::new();
+        for tool in names.iter().filter_map(|n| visible(n)) {
+            if tools.iter().any(|t| t.name == tool.name()) || left_out.contains(&tool.name()) {
+                continue;
+            }
+            if tools.len() < k {
+                tools.push(ToolInfoEntry::of(tool, MatchStrength::Exact));
+            } else {
+                left_out.push(tool.name());
+            }
+        }
+        let mut missing: Vec<String> = names
+            .iter()
+            .filter(|n| visible(n).is_none())
+            .map(|n| {
+                let near = self.nearest_names_in(n, 3, scope);
+                if near.is_empty() {
+                    format!("no tool is named \"{}\"", shorten(n))
+                } else {
+                    format!(
+                        "no tool is named \"{}\" (nearest: {})",
+                        shorten(n),
+                        near.join(", ")
+                    )
+                }
+            })
+            .collect();
+        if !left_out.is_empty() {
+            missing.push(format!(
+                "not returned because max_results is {k}: {}; ask for them in another call",
+                left_out.join(", ")
+            ));
+        }
+        let mut answer =
+            ToolInfoAnswer::new(tools, (!missing.is_empty()).then(|| missing.join("; ")));
+        answer.no_match = answer.tools.is_empty();
+        answer
+    }
+
+    /// The answer for keywords (and filters): the best hits, the strong
+    /// ones first with schemas; or, when no hit is strong, a plain "no
+    /// match" with what did not match and what is near.
+    fn keyword_search(
+        &self,
+        query: &str,
+        parsed: &ToolQuery,
+        k: usize,
+        scope: &ToolScope,
+    ) -> ToolInfoAnswer {
+        let tools = self.tools();
+        let keep = |i: usize| {
+            let name = tools[i].name();
+            scope.allows(name) && parsed.in_namespaces(name)
+        };
+        let narrowed = !scope.is_all() || !parsed.namespaces.is_empty();
+        let constraints = Constraints {
+            required: &parsed.required,
+            excluded: &parsed.excluded,
+            keep: narrowed.then_some(&keep as &dyn Fn(usize) -> bool),
+        };
+        let ranking = self
+            .search_index()
+            .search_with(&parsed.keywords, k, &constraints);
+        let listed = ranking.hits.first().is_some_and(|h| h.score == 0.0);
+        let strong = |h: &Hit| h.strength >= STRONG_MATCH;
+        if listed {
+            // A filter alone: every tool passing it, names in order.
+            let entries = ranking
+                .hits
+                .iter()
+                .map(|h| ToolInfoEntry::brief(&tools[h.tool], MatchStrength::Listed))
+                .collect();
+            return ToolInfoAnswer::new(
+                entries,
+                Some("listed by the filter, without schemas; ask tool_info for one by name to get its schema".to_owned()),
+            );
+        }
+        if !ranking.hits.first().is_some_and(strong) {
+            return self.no_match(query, parsed, &ranking, scope);
         }
         let full = self.lazy_config().full_schemas.max(1);
-        let brief = hits.len().saturating_sub(full);
-        Ok(ToolInfoAnswer {
-            tools: hits
-                .into_iter()
-                .enumerate()
-                .map(|(i, t)| {
-                    if i < full {
-                        ToolInfoEntry::of(t)
-                    } else {
-                        ToolInfoEntry::brief(t)
-                    }
-                })
-                .collect(),
-            message: (brief > 0).then(|| {
+        let entries: Vec<ToolInfoEntry> = ranking
+            .hits
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let tool = &tools[h.tool];
+                match (strong(h), i < full) {
+                    (true, true) => ToolInfoEntry::of(tool, MatchStrength::Strong),
+                    (true, false) => ToolInfoEntry::brief(tool, MatchStrength::Strong),
+                    (false, _) => ToolInfoEntry::brief(tool, MatchStrength::Weak),
+                }
+            })
+            .collect();
+        let brief = entries.iter().filter(|e| e.parameters.is_none()).count();
+        let mut answer = ToolInfoAnswer::new(
+            entries,
+            (brief > 0).then(|| {
                 format!(
-                    "the last {brief} are listed without their schemas; ask tool_info for one by name to get its schema"
+                    "{brief} listed without their schemas; ask tool_info for one by name to get its schema"
                 )
             }),
-        })
+        );
+        answer.unmatched_words = ranking.unmatched;
+        answer
+    }
+
+    /// "No tool matches": the words nothing has, a few weak hits without
+    /// schemas, the nearest names and namespaces.
+    fn no_match(
+        &self,
+        query: &str,
+        parsed: &ToolQuery,
+        ranking: &Ranking,
+        scope: &ToolScope,
+    ) -> ToolInfoAnswer {
+        const WEAK_SHOWN: usize = 3;
+        let tools = self.tools();
+        let weak: Vec<ToolInfoEntry> = ranking
+            .hits
+            .iter()
+            .take(WEAK_SHOWN)
+            .map(|h| ToolInfoEntry::brief(&tools[h.tool], MatchStrength::Weak))
+            .collect();
+        let near: Vec<&str> = if weak.is_empty() {
+            self.nearest_deferred(&parsed.keywords, 3, scope)
+        } else {
+            Vec::new()
+        };
+        let namespaces = self.nearest_namespaces(parsed, &weak, scope);
+        let mut parts = vec![format!("no tool matches \"{}\" well", shorten(query))];
+        if !ranking.unmatched.is_empty() {
+            parts.push(format!(
+                "no tool mentions: {}",
+                ranking.unmatched.join(", ")
+            ));
+        }
+        if !weak.is_empty() {
+            parts.push("the weak matches are listed without schemas".to_owned());
+        }
+        if !near.is_empty() {
+            parts.push(format!("nearest names: {}", near.join(", ")));
+        }
+        if !namespaces.is_empty() {
+            parts.push(format!("namespaces: {}", namespaces.join(", ")));
+        }
+        let message = format!(
+            "{}. If none of these fits, use the tools you have or answer without a tool; other keywords or an exact name may still find one.",
+            parts.join("; ")
+        );
+        let mut answer = ToolInfoAnswer::new(weak, Some(message));
+        answer.no_match = true;
+        answer.unmatched_words = ranking.unmatched.clone();
+        answer.namespaces = namespaces;
+        answer
+    }
+
+    /// Up to three namespaces for a "no match": those of the weak hits, then
+    /// those whose name is nearest to a query word.
+    fn nearest_namespaces(
+        &self,
+        parsed: &ToolQuery,
+        weak: &[ToolInfoEntry],
+        scope: &ToolScope,
+    ) -> Vec<String> {
+        let mut all: Vec<&str> = self
+            .tools()
+            .iter()
+            .filter(|t| !t.is_core() && scope.allows(t.name()))
+            .filter_map(|t| namespace(t.name()))
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        if all.is_empty() {
+            return Vec::new();
+        }
+        let mut chosen: Vec<String> = Vec::new();
+        for ns in weak.iter().filter_map(|e| namespace(&e.name)) {
+            if !chosen.iter().any(|c| c == ns) {
+                chosen.push(ns.to_owned());
+            }
+        }
+        let words: Vec<String> = parsed
+            .keywords
+            .split_whitespace()
+            .map(str::to_lowercase)
+            .collect();
+        let closeness = |ns: &str| {
+            let ns = ns.to_lowercase();
+            words
+                .iter()
+                .map(|w| strsim::jaro_winkler(w, &ns))
+                .fold(0.0, f64::max)
+        };
+        let mut by_closeness: Vec<(f64, &str)> =
+            all.iter().map(|ns| (closeness(ns), *ns)).collect();
+        by_closeness.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+        for (_, ns) in by_closeness {
+            if chosen.len() >= 3 {
+                break;
+            }
+            if !chosen.iter().any(|c| c == ns) {
+                chosen.push(ns.to_owned());
+            }
+        }
+        chosen.truncate(3);
+        chosen
     }
 
     /// The deferred tools most similar by name to `text`, always up to `n`

@@ -405,11 +405,19 @@ async fn bad_queries_get_clear_errors_and_no_match_gets_nearest_names() {
         .await
         .unwrap();
     assert_eq!(answer["tools"], json!([]));
+    assert_eq!(answer["no_match"], true);
+    assert_eq!(
+        answer["unmatched_words"],
+        json!(["quantum", "chromodynamics"])
+    );
     let message = answer["message"].as_str().unwrap();
     assert!(
-        message.starts_with("no tool matches \"quantum chromodynamics\"; nearest names: "),
+        message.starts_with(
+            "no tool matches \"quantum chromodynamics\" well; no tool mentions: quantum, chromodynamics; nearest names: "
+        ),
         "{message}"
     );
+    assert!(message.contains("answer without a tool"), "{message}");
 }
 
 // ---------- sessions ----------

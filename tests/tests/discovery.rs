@@ -1,0 +1,296 @@
+//! Discovery a model can steer: match strength and "no match", the query
+//! syntax (`select:`, `+term`, `-term`, namespaces), through the registry,
+//! a session and a scoped session.
+
+use optimclaw::{
+    DynamicTool, LazyConfig, Registry, Session, ToolContext, ToolInfoAnswer, ToolScope,
+};
+use serde_json::{Value, json};
+
+fn tool(name: &str, description: &str) -> DynamicTool {
+    DynamicTool::new(
+        name,
+        description,
+        json!({"type": "object", "properties": {"text": {"type": "string", "description": "The text."}}, "additionalProperties": false}),
+    )
+    .handler(|_ctx, args: Value| async move { Ok(args) })
+}
+
+fn registry() -> Registry {
+    let tool_info = optimclaw::linked_tools()
+        .find(|d| d.name == "tool_info")
+        .unwrap();
+    Registry::builder()
+        .without_linked()
+        .descriptor(tool_info)
+        .lazy(LazyConfig::lazy())
+        .tools([
+            tool(
+                "github__create_issue",
+                "Create an issue in a GitHub repository.",
+            ),
+            tool(
+                "github__list_issues",
+                "List the issues of a GitHub repository, open or closed.",
+            ),
+            tool(
+                "github__create_pull_request",
+                "Open a pull request from a branch.",
+            ),
+            tool(
+                "github__search_code",
+                "Search code across GitHub repositories.",
+            ),
+            tool(
+                "gitlab__create_issue",
+                "Create an issue in a GitLab project.",
+            ),
+            tool("slack__post_message", "Post a message to a Slack channel."),
+            tool(
+                "slack__search_messages",
+                "Search the messages of a Slack workspace.",
+            ),
+            tool(
+                "weather_current",
+                "The current weather (temperature, wind, rain) for a city.",
+            ),
+            tool(
+                "calendar_create_event",
+                "Create an event in the user's calendar.",
+            ),
+            tool("pdf_extract_text", "Extract the text of a PDF document."),
+        ])
+        .build()
+        .unwrap()
+}
+
+fn answer(registry: &Registry, query: &str) -> ToolInfoAnswer {
+    registry.tool_info(query, 5).unwrap()
+}
+
+fn names(answer: &ToolInfoAnswer) -> Vec<&str> {
+    answer.tools.iter().map(|t| t.name.as_str()).collect()
+}
+
+fn strengths(answer: &ToolInfoAnswer) -> Vec<Value> {
+    answer
+        .tools
+        .iter()
+        .map(|t| serde_json::to_value(t.strength).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_good_query_is_a_strong_match_with_its_schema() {
+    let registry = registry();
+    let a = answer(&registry, "extract text from a pdf");
+    assert_eq!(names(&a)[0], "pdf_extract_text");
+    assert_eq!(strengths(&a)[0], "strong");
+    assert!(a.tools[0].parameters.is_some());
+    assert!(!a.no_match);
+    // Serialised under the documented key.
+    let json = serde_json::to_value(&a).unwrap();
+    assert_eq!(json["tools"][0]["match"], "strong");
+    assert!(
+        json.get("no_match").is_none(),
+        "no_match is left out when false: {json}"
+    );
+}
+
+#[test]
+fn a_capability_nobody_has_is_a_plain_no_match() {
+    let registry = registry();
+    let a = answer(&registry, "translate text to french");
+    assert!(a.no_match, "{a:?}");
+    assert!(a.unmatched_words.contains(&"translate".to_owned()), "{a:?}");
+    assert!(a.unmatched_words.contains(&"french".to_owned()), "{a:?}");
+    // At most a few weak hits, none with a schema (nothing is loaded).
+    assert!(a.tools.len() <= 3, "{a:?}");
+    assert!(a.tools.iter().all(|t| t.parameters.is_none()), "{a:?}");
+    assert!(strengths(&a).iter().all(|s| s == "weak"), "{a:?}");
+    let message = a.message.as_deref().unwrap();
+    assert!(
+        message.starts_with("no tool matches \"translate text to french\" well"),
+        "{message}"
+    );
+    assert!(
+        message.contains("no tool mentions: translate, french"),
+        "{message}"
+    );
+    assert!(message.contains("answer without a tool"), "{message}");
+    // The catalog has namespaces: the nearest are named.
+    assert!(!a.namespaces.is_empty(), "{a:?}");
+    assert!(message.contains("namespaces: "), "{message}");
+}
+
+#[test]
+fn nothing_shared_at_all_names_the_nearest_tools() {
+    let registry = registry();
+    let a = answer(&registry, "quantum chromodynamics");
+    assert!(a.no_match);
+    assert!(a.tools.is_empty());
+    assert_eq!(a.unmatched_words, ["quantum", "chromodynamics"]);
+    assert!(a.message.unwrap().contains("nearest names: "));
+}
+
+#[test]
+fn select_loads_exact_names_only() {
+    let registry = registry();
+    let a = answer(&registry, "select:slack__post_message,GITHUB__CREATE_ISSUE");
+    assert_eq!(names(&a), ["slack__post_message", "github__create_issue"]);
+    assert_eq!(strengths(&a), [json!("exact"), json!("exact")]);
+    assert!(a.tools.iter().all(|t| t.parameters.is_some()));
+    // A name that is not one is reported, never searched as keywords.
+    let a = answer(&registry, "select:create_issue");
+    assert!(a.tools.is_empty(), "{a:?}");
+    assert!(a.no_match);
+    let message = a.message.unwrap();
+    assert!(
+        message.contains("no tool is named \"create_issue\" (nearest: "),
+        "{message}"
+    );
+    let a = answer(&registry, "select:pdf_extract_text, nope");
+    assert_eq!(names(&a), ["pdf_extract_text"]);
+    assert!(!a.no_match);
+    assert!(a.message.unwrap().contains("no tool is named \"nope\""));
+}
+
+#[test]
+fn required_and_excluded_terms_filter_hits() {
+    let registry = registry();
+    let a = answer(&registry, "create +issue");
+    assert!(!names(&a).is_empty());
+    assert!(
+        names(&a).iter().all(|n| n.contains("issue")),
+        "{:?}",
+        names(&a)
+    );
+    assert_eq!(names(&a)[0], "github__create_issue");
+    let a = answer(&registry, "create issue -gitlab");
+    assert!(names(&a).contains(&"github__create_issue"));
+    assert!(
+        !names(&a).contains(&"gitlab__create_issue"),
+        "{:?}",
+        names(&a)
+    );
+    // Excluding a word that matches both leaves the others.
+    let a = answer(&registry, "create -issue");
+    assert!(
+        names(&a).iter().all(|n| !n.contains("issue")),
+        "{:?}",
+        names(&a)
+    );
+    // A required word no tool has: nothing, said plainly.
+    let a = answer(&registry, "create +spaceship");
+    assert!(a.tools.is_empty());
+    assert!(a.no_match);
+    assert_eq!(a.unmatched_words, ["spaceship"]);
+}
+
+#[test]
+fn namespaces_filter_or_list() {
+    let registry = registry();
+    for query in [
+        "ns:github create issue",
+        "github__* create issue",
+        "NS:GitHub create issue",
+    ] {
+        let a = answer(&registry, query);
+        assert_eq!(names(&a)[0], "github__create_issue", "{query}");
+        assert!(
+            names(&a).iter().all(|n| n.starts_with("github__")),
+            "{query}: {:?}",
+            names(&a)
+        );
+    }
+    // A namespace alone lists it, in name order, without schemas.
+    let a = answer(&registry, "ns:slack");
+    assert_eq!(names(&a), ["slack__post_message", "slack__search_messages"]);
+    assert_eq!(strengths(&a), [json!("listed"), json!("listed")]);
+    assert!(a.tools.iter().all(|t| t.parameters.is_none()));
+    // Listing honours max_results.
+    let a = registry.tool_info("ns:github", 2).unwrap();
+    assert_eq!(names(&a).len(), 2);
+    // A namespace nobody has finds nothing and says so.
+    let a = answer(&registry, "ns:jira create issue");
+    assert!(a.tools.is_empty() && a.no_match, "{a:?}");
+}
+
+#[test]
+fn unknown_syntax_is_keyword_search() {
+    let registry = registry();
+    for query in [
+        "weather: city",
+        "+ weather city",
+        "ns: weather city",
+        "select: , weather city",
+        "weather -- city",
+    ] {
+        let a = answer(&registry, query);
+        assert!(names(&a).contains(&"weather_current"), "{query}: {a:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_answers_reach_sessions_and_scopes() {
+    let registry = registry();
+    let ctx = ToolContext::new();
+    let session = Session::new(registry.clone());
+    // A no-match loads nothing.
+    let a = session
+        .call(
+            "tool_info",
+            json!({"query": "translate text to french"}),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert_eq!(a["no_match"], true);
+    assert!(session.loaded().is_empty(), "{:?}", session.loaded());
+    // select: loads exactly what it names.
+    session
+        .call(
+            "tool_info",
+            json!({"query": "select:weather_current"}),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert_eq!(session.loaded(), ["weather_current"]);
+
+    // A scope hides tools from filters, listings and no-match hints too.
+    let scoped = Session::new(registry)
+        .scoped(ToolScope::new(["tool_info", "slack__*", "weather_current"]).unwrap());
+    let a = scoped
+        .call("tool_info", json!({"query": "ns:github"}), &ctx)
+        .await
+        .unwrap();
+    assert_eq!(a["tools"], json!([]), "{a}");
+    let a = scoped
+        .call(
+            "tool_info",
+            json!({"query": "create issue in github"}),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    let text = a.to_string();
+    assert!(!text.contains("github__"), "{text}");
+    assert!(!text.contains("gitlab"), "{text}");
+    let a = scoped
+        .call(
+            "tool_info",
+            json!({"query": "select:github__create_issue"}),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert!(
+        !a["message"]
+            .as_str()
+            .unwrap()
+            .contains("github__create_issue (nearest: github"),
+        "{a}"
+    );
+    assert_eq!(a["tools"], json!([]));
+}
