@@ -152,6 +152,9 @@ enum Command {
         /// Model requests per message at most.
         #[arg(long, default_value_t = 12)]
         max_steps: usize,
+        /// tool_info calls in a row (no other tool between) before the model is told to use what it has; 0: no limit.
+        #[arg(long, default_value_t = 3)]
+        max_searches: usize,
         /// Anthropic: the provider's own tool search instead of tool_info.
         #[arg(long)]
         native_deferral: bool,
@@ -293,6 +296,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             base_url,
             model,
             max_steps,
+            max_searches,
             native_deferral,
             strict,
             strategy,
@@ -312,6 +316,7 @@ async fn run(cli: Cli) -> Result<(), String> {
                 settings.lazy = settings.lazy.with_strategy(strategy);
             }
             settings.max_steps = max_steps;
+            settings.max_searches = max_searches;
             settings.native_deferral = native_deferral;
             settings.strict = strict;
             cli::chat::run(&app, registry, settings, once).await

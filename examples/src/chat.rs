@@ -32,6 +32,8 @@ pub struct ChatSettings {
     pub model: ModelConfig,
     /// Model requests per message at most.
     pub max_steps: usize,
+    /// `tool_info` calls in a row before the search guard answers instead.
+    pub max_searches: usize,
     /// Anthropic: the provider's own deferral instead of `tool_info`.
     pub native_deferral: bool,
     /// Chat completions: tools in OpenAI's strict mode.
@@ -56,6 +58,7 @@ impl ChatSettings {
         Ok(ChatSettings {
             model,
             max_steps: 12,
+            max_searches: AgentOptions::default().max_searches,
             native_deferral: false,
             strict: false,
             lazy,
@@ -68,6 +71,7 @@ impl ChatSettings {
         let options = AgentOptions::default()
             .system(SYSTEM)
             .max_steps(self.max_steps)
+            .max_searches(self.max_searches)
             .native_deferral(self.native_deferral)
             .strict(self.strict);
         Ok(Agent::new(session, self.model.clone(), options)

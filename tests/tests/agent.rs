@@ -596,6 +596,127 @@ async fn openai_step_limit_keeps_the_conversation_for_the_next_message() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn openai_search_guard_stops_a_search_loop_and_counts_it() {
+    let search = |id: &str, query: &str| {
+        openai_calls(&[(id, "tool_info", &*format!(r#"{{"query": "{query}"}}"#))])
+    };
+    let replay = replay(vec![
+        search("s1", "teleport a person"),
+        search("s2", "teleportation service"),
+        search("s3", "beam me up"),
+        // The fourth search in a row is answered by the guard, and so is a
+        // fifth sent in parallel with a sixth.
+        search("s4", "transporter"),
+        openai_calls(&[
+            ("s5", "tool_info", r#"{"query": "warp"}"#),
+            ("s6", "tool_info", r#"{"query": "select:weather_forecast"}"#),
+        ]),
+        // Another tool call starts the count again.
+        openai_calls(&[("w1", "weather_forecast", r#"{"city": "Oslo"}"#)]),
+        search("s7", "teleport again"),
+        openai_text("I cannot teleport anyone; Oslo is sunny."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().max_steps(12));
+    let reply = agent.send("Teleport me to Oslo").await.unwrap();
+    assert_eq!(reply.text, "I cannot teleport anyone; Oslo is sunny.");
+    let seen = replay.seen();
+    let result_of = |request: usize, id: &str| -> Value {
+        let message = tool_messages(&seen[request].body)
+            .into_iter()
+            .find(|m| m["tool_call_id"] == id)
+            .unwrap();
+        serde_json::from_str(message["content"].as_str().unwrap()).unwrap()
+    };
+    // The first three ran (each a real tool_info answer).
+    for (request, id) in [(1, "s1"), (2, "s2"), (3, "s3")] {
+        let answer = result_of(request, id);
+        assert!(
+            !answer["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("was not run"),
+            "{id}: {answer}"
+        );
+    }
+    // The fourth, fifth and sixth: the guard's answer, not a search.
+    for (request, id) in [(4, "s4"), (5, "s5"), (5, "s6")] {
+        let answer = result_of(request, id);
+        assert_eq!(answer["tools"], json!([]), "{id}: {answer}");
+        assert_eq!(answer["no_match"], true);
+        let message = answer["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("tool_info was not run: you have searched 3 times in this turn"),
+            "{message}"
+        );
+        assert!(message.contains("answer the user"), "{message}");
+    }
+    // After weather_forecast ran, the next search runs again.
+    let answer = result_of(7, "s7");
+    assert!(
+        !answer["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("was not run"),
+        "{answer}"
+    );
+    // Counted per request in usage().
+    let counts: Vec<(usize, usize)> = agent
+        .usage()
+        .iter()
+        .map(|u| (u.searches, u.searches_refused))
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            (1, 0),
+            (1, 0),
+            (1, 0),
+            (0, 1),
+            (0, 2),
+            (0, 0),
+            (1, 0),
+            (0, 0)
+        ]
+    );
+    replay.dump(WireFormat::OpenAiChat, "search_guard");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_search_guard_can_be_turned_off_and_resets_per_message() {
+    let search = |id: &str| openai_calls(&[(id, "tool_info", r#"{"query": "teleport"}"#)]);
+    let mut script: Vec<Canned> = (0..5).map(|i| search(&format!("s{i}"))).collect();
+    script.push(openai_text("No teleporter."));
+    let replay = replay(script);
+    let mut unguarded = agent(&replay, WireFormat::OpenAiChat, options().max_searches(0));
+    unguarded.send("Teleport me").await.unwrap();
+    assert!(unguarded.usage().iter().all(|u| u.searches_refused == 0));
+    assert_eq!(
+        unguarded.usage().iter().map(|u| u.searches).sum::<usize>(),
+        5
+    );
+
+    // With the guard at 2: two searches, then a new message, two more run.
+    let replay = replay_with_two_messages();
+    let mut guarded = agent(&replay, WireFormat::OpenAiChat, options().max_searches(2));
+    guarded.send("Teleport me").await.unwrap();
+    guarded.send("Try once more").await.unwrap();
+    assert!(guarded.usage().iter().all(|u| u.searches_refused == 0));
+    assert_eq!(guarded.usage().iter().map(|u| u.searches).sum::<usize>(), 4);
+}
+
+fn replay_with_two_messages() -> Replay {
+    let search = |id: &str| openai_calls(&[(id, "tool_info", r#"{"query": "teleport"}"#)]);
+    replay(vec![
+        search("a1"),
+        search("a2"),
+        openai_text("Nothing teleports."),
+        search("b1"),
+        search("b2"),
+        openai_text("Still nothing."),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn cancelling_stops_running_tools_and_keeps_the_transcript_valid() {
     let replay = replay(vec![
         openai_calls(&[("call_s", "sleeper", "{}")]),

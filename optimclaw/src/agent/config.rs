@@ -265,6 +265,13 @@ pub struct AgentOptions {
     /// A tool result longer than this many characters is cut (default
     /// 50,000), with a line saying how much was left out.
     pub max_result_chars: usize,
+    /// The search guard: after this many `tool_info` calls in one
+    /// [`send`](crate::agent::Agent::send) without any other tool call
+    /// between them (default 3), the next `tool_info` call is not run; its
+    /// answer tells the model to use the tools it has or to answer the
+    /// user. A call of any other tool starts the count again. `0` turns
+    /// the guard off. Counted in [`RequestUsage::searches_refused`](crate::agent::RequestUsage).
+    pub max_searches: usize,
 }
 
 impl Default for AgentOptions {
@@ -281,6 +288,7 @@ impl Default for AgentOptions {
             strict: false,
             strategy: None,
             max_result_chars: 50_000,
+            max_searches: 3,
         }
     }
 }
@@ -290,6 +298,13 @@ impl AgentOptions {
     #[must_use]
     pub fn system(mut self, text: impl Into<String>) -> Self {
         self.system = Some(text.into());
+        self
+    }
+
+    /// Sets [`max_searches`](Self::max_searches) (`0`: no guard).
+    #[must_use]
+    pub fn max_searches(mut self, searches: usize) -> Self {
+        self.max_searches = searches;
         self
     }
 

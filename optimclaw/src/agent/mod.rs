@@ -219,6 +219,8 @@ impl Agent {
         let cancel = self.cancel.fresh();
         let mut requests = 0;
         let mut tool_calls = 0;
+        // `tool_info` calls since the last call of another tool.
+        let mut searches_in_a_row = 0;
         loop {
             if requests == self.options.max_steps {
                 return Err(AgentError::StepLimit {
@@ -310,7 +312,24 @@ impl Agent {
             for call in &reply.calls {
                 on_event(AgentEvent::ToolCall(call));
             }
-            let outcomes = self.run_calls(&reply.calls, &cancel).await;
+            let guarded: Vec<bool> = reply
+                .calls
+                .iter()
+                .map(|call| {
+                    if call.name != TOOL_INFO {
+                        searches_in_a_row = 0;
+                        return false;
+                    }
+                    searches_in_a_row += 1;
+                    self.options.max_searches > 0 && searches_in_a_row > self.options.max_searches
+                })
+                .collect();
+            if let Some(usage) = self.usage.last_mut() {
+                let searches = reply.calls.iter().filter(|c| c.name == TOOL_INFO).count();
+                usage.searches_refused = guarded.iter().filter(|g| **g).count();
+                usage.searches = searches - usage.searches_refused;
+            }
+            let outcomes = self.run_calls(&reply.calls, &guarded, &cancel).await;
             for outcome in &outcomes {
                 on_event(AgentEvent::ToolResult(outcome));
             }
@@ -359,16 +378,18 @@ impl Agent {
     async fn run_calls(
         &self,
         calls: &[ToolCallRequest],
+        guarded: &[bool],
         cancel: &CancellationToken,
     ) -> Vec<ToolOutcome> {
         let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
         let options = CallOptions::timeout(self.options.call_timeout);
-        let runs = calls.iter().map(|call| {
+        let runs = calls.iter().zip(guarded).map(|(call, &guarded)| {
             let ctx = ctx.clone().with_call_id(call.id.as_str());
             async move {
                 let ctx = &ctx;
                 let started = Instant::now();
                 let result = match &call.arguments {
+                    Ok(_) if guarded => Ok(self.search_guard_answer()),
                     Ok(args) => {
                         self.session
                             .call_with(&call.name, args.clone(), ctx, options)
@@ -407,6 +428,22 @@ impl Agent {
             }
         });
         join_all(runs).await
+    }
+}
+
+impl Agent {
+    /// What a `tool_info` call past [`AgentOptions::max_searches`] gets
+    /// instead of running: a `tool_info` answer with no tools that says
+    /// why and what to do.
+    fn search_guard_answer(&self) -> Value {
+        serde_json::json!({
+            "tools": [],
+            "no_match": true,
+            "message": format!(
+                "tool_info was not run: you have searched {} times in this turn without calling a tool. Use the tools you already have, or answer the user now and say what you could not find. Calling any other tool lets you search again.",
+                self.options.max_searches
+            ),
+        })
     }
 }
 

@@ -74,6 +74,11 @@ pub struct RequestUsage {
     pub tool_tokens: Option<usize>,
     /// Tokens (o200k) the same request would have spent sending every tool.
     pub eager_tool_tokens: Option<usize>,
+    /// `tool_info` calls in this request's reply that ran.
+    pub searches: usize,
+    /// `tool_info` calls in this request's reply that the search guard
+    /// answered without running ([`AgentOptions::max_searches`](crate::agent::AgentOptions)).
+    pub searches_refused: usize,
 }
 
 /// The model's answer to one [`Agent::send`](crate::agent::Agent::send).
