@@ -12,6 +12,7 @@ mod call;
 pub mod config;
 mod context;
 mod descriptor;
+pub mod embed;
 mod error;
 pub mod manifest;
 #[cfg(feature = "mcp")]
@@ -19,6 +20,7 @@ pub mod mcp;
 pub mod prompt;
 pub mod provider;
 pub mod query;
+mod ranking;
 mod registry;
 #[cfg(feature = "rig")]
 pub mod rig;

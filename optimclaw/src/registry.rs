@@ -14,6 +14,7 @@ use crate::call::{self, CallOptions};
 use crate::config::LazyConfig;
 use crate::context::ToolContext;
 use crate::descriptor::{ToolDescriptor, linked_tools};
+use crate::embed::{Embedder, SemanticConfig, SemanticSearch};
 use crate::error::{RegistryError, ToolError};
 use crate::scope::ToolScope;
 use crate::search::{Constraints, SearchIndex, Weights};
@@ -29,6 +30,7 @@ pub struct RegistryBuilder {
     call_timeout: Option<Duration>,
     lazy: Option<LazyConfig>,
     weights: Weights,
+    semantic: Option<SemanticConfig>,
 }
 
 impl RegistryBuilder {
@@ -44,6 +46,25 @@ impl RegistryBuilder {
     #[must_use]
     pub fn search_weights(mut self, weights: Weights) -> Self {
         self.weights = weights;
+        self
+    }
+
+    /// Adds vector search to `tool_info` with `embedder` (fused with
+    /// keyword search; vectors cached in [`EmbeddingCache::default_dir`]).
+    /// The deferred tools are embedded when the registry is built; a
+    /// failure then fails the build. Off by default.
+    ///
+    /// [`EmbeddingCache::default_dir`]: crate::embed::EmbeddingCache::default_dir
+    #[must_use]
+    pub fn embedder(self, embedder: Arc<dyn Embedder>) -> Self {
+        self.semantic(SemanticConfig::new(embedder))
+    }
+
+    /// Adds vector search with every setting given
+    /// ([`embedder`](Self::embedder) with the defaults).
+    #[must_use]
+    pub fn semantic(mut self, config: SemanticConfig) -> Self {
+        self.semantic = Some(config);
         self
     }
 
@@ -154,13 +175,21 @@ impl RegistryBuilder {
             .enumerate()
             .map(|(i, t)| (t.name().to_ascii_lowercase(), i))
             .collect();
-        let search = SearchIndex::build(
+        let deferred = || {
             tools
                 .iter()
                 .enumerate()
-                .filter(|(_, t)| !t.is_core() && !is_framework_tool(t.name())),
-            self.weights,
-        );
+                .filter(|(_, t)| !t.is_core() && !is_framework_tool(t.name()))
+        };
+        let search = SearchIndex::build(deferred(), self.weights);
+        let semantic = match self.semantic {
+            Some(config) => Some(SemanticSearch::build(config, deferred()).map_err(|e| {
+                RegistryError::new(vec![format!(
+                    "vector search: the deferred tools could not be embedded: {e}"
+                )])
+            })?),
+            None => None,
+        };
         Ok(Registry {
             inner: Arc::new(Inner {
                 tools,
@@ -169,6 +198,7 @@ impl RegistryBuilder {
                 call_timeout: self.call_timeout,
                 lazy,
                 search,
+                semantic,
                 bridge: Tool::from_dynamic(bridge_tool()),
             }),
         })
@@ -183,6 +213,7 @@ struct Inner {
     call_timeout: Option<Duration>,
     lazy: LazyConfig,
     search: SearchIndex,
+    semantic: Option<SemanticSearch>,
     /// `call_tool`, sent in bridge prompts; not in `tools`.
     bridge: Tool,
 }
@@ -210,6 +241,7 @@ impl Registry {
             call_timeout: None,
             lazy: None,
             weights: Weights::default(),
+            semantic: None,
         }
     }
 
@@ -218,7 +250,19 @@ impl Registry {
         &self.inner.lazy
     }
 
-    /// Ranked keyword search over the deferred tools, best first.
+    /// Vector search, when the registry was built with an embedder.
+    pub(crate) fn semantic(&self) -> Option<&SemanticSearch> {
+        self.inner.semantic.as_ref()
+    }
+
+    /// Whether `tool_info` fuses vector search with keyword search
+    /// ([`RegistryBuilder::embedder`]).
+    pub fn has_vector_search(&self) -> bool {
+        self.inner.semantic.is_some()
+    }
+
+    /// Ranked search over the deferred tools, best first: keywords, fused
+    /// with vectors when the registry has an embedder.
     pub fn search(&self, query: &str, k: usize) -> Vec<&Tool> {
         self.search_in(query, k, &ToolScope::all())
     }
@@ -231,9 +275,7 @@ impl Registry {
             keep: (!scope.is_all()).then_some(&keep as &dyn Fn(usize) -> bool),
             ..Constraints::default()
         };
-        self.inner
-            .search
-            .search_with(query, k, &constraints)
+        self.rank(query, k, &constraints)
             .hits
             .into_iter()
             .map(|hit| &self.inner.tools[hit.tool])

@@ -392,6 +392,24 @@ impl SearchIndex {
         found
     }
 
+    /// Whether the tool (by registry index) contains every term of `word`
+    /// (as analysed for search); `false` for a tool not in the index.
+    pub fn mentions(&self, tool: usize, word: &str) -> bool {
+        let Ok(d) = self.docs.binary_search(&tool) else {
+            return false;
+        };
+        let mut terms = Vec::new();
+        analyze(word, &mut terms);
+        !terms.is_empty()
+            && terms.iter().all(|t| {
+                self.vocab.get(t).is_some_and(|&id| {
+                    self.postings[id as usize]
+                        .binary_search_by_key(&(d as u32), |(doc, _)| *doc)
+                        .is_ok()
+                })
+            })
+    }
+
     /// The best `k` tools for a keyword query, best first. Ties break by
     /// registry order (tool name), so results are deterministic.
     pub fn search(&self, query: &str, k: usize) -> Vec<Hit> {

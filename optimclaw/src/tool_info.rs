@@ -8,9 +8,10 @@ use serde_json::Value;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::query::{ToolQuery, namespace};
+use crate::ranking::Ranking;
 use crate::registry::Registry;
 use crate::scope::ToolScope;
-use crate::search::{Constraints, Hit, Ranking, STRONG_MATCH};
+use crate::search::Constraints;
 use crate::telemetry;
 use crate::tool::{TOOL_INFO, Tool};
 use optimclaw_macros::tool;
@@ -147,8 +148,19 @@ async fn tool_info(
     })?;
     // A scoped session puts its scope in the context (`Session::scoped`).
     let scope = ctx.get::<ToolScope>().cloned().unwrap_or_default();
-    let answer =
-        registry.tool_info_in(&query, usize::try_from(max_results).unwrap_or(1), &scope)?;
+    let k = usize::try_from(max_results).unwrap_or(1);
+    let answer = match tokio::runtime::Handle::try_current() {
+        // Embedding the query may block (a model, an HTTP call): off the
+        // async threads.
+        Ok(handle) if registry.has_vector_search() => {
+            let query = query.clone();
+            handle
+                .spawn_blocking(move || registry.tool_info_in(&query, k, &scope))
+                .await
+                .map_err(|e| ToolError::new(format!("tool_info did not finish: {e}")))??
+        }
+        _ => registry.tool_info_in(&query, k, &scope)?,
+    };
     telemetry::tool_info_event(&query, answer.tools.len());
     Ok(answer)
 }
@@ -276,12 +288,8 @@ impl Registry {
             excluded: &parsed.excluded,
             keep: narrowed.then_some(&keep as &dyn Fn(usize) -> bool),
         };
-        let ranking = self
-            .search_index()
-            .search_with(&parsed.keywords, k, &constraints);
-        let listed = ranking.hits.first().is_some_and(|h| h.score == 0.0);
-        let strong = |h: &Hit| h.strength >= STRONG_MATCH;
-        if listed {
+        let ranking = self.rank(&parsed.keywords, k, &constraints);
+        if ranking.listed {
             // A filter alone: every tool passing it, names in order.
             let entries = ranking
                 .hits
@@ -293,7 +301,7 @@ impl Registry {
                 Some("listed by the filter, without schemas; ask tool_info for one by name to get its schema".to_owned()),
             );
         }
-        if !ranking.hits.first().is_some_and(strong) {
+        if !ranking.hits.first().is_some_and(|h| h.strong) {
             return self.no_match(query, parsed, &ranking, scope);
         }
         let full = self.lazy_config().full_schemas.max(1);
@@ -303,7 +311,7 @@ impl Registry {
             .enumerate()
             .map(|(i, h)| {
                 let tool = &tools[h.tool];
-                match (strong(h), i < full) {
+                match (h.strong, i < full) {
                     (true, true) => ToolInfoEntry::of(tool, MatchStrength::Strong),
                     (true, false) => ToolInfoEntry::brief(tool, MatchStrength::Strong),
                     (false, _) => ToolInfoEntry::brief(tool, MatchStrength::Weak),
@@ -311,14 +319,15 @@ impl Registry {
             })
             .collect();
         let brief = entries.iter().filter(|e| e.parameters.is_none()).count();
-        let mut answer = ToolInfoAnswer::new(
-            entries,
-            (brief > 0).then(|| {
-                format!(
-                    "{brief} listed without their schemas; ask tool_info for one by name to get its schema"
-                )
-            }),
-        );
+        let mut notes: Vec<String> = Vec::new();
+        if brief > 0 {
+            notes.push(format!(
+                "{brief} listed without their schemas; ask tool_info for one by name to get its schema"
+            ));
+        }
+        notes.extend(semantic_note(&ranking));
+        let mut answer =
+            ToolInfoAnswer::new(entries, (!notes.is_empty()).then(|| notes.join("; ")));
         answer.unmatched_words = ranking.unmatched;
         answer
     }
@@ -362,6 +371,7 @@ impl Registry {
         if !namespaces.is_empty() {
             parts.push(format!("namespaces: {}", namespaces.join(", ")));
         }
+        parts.extend(semantic_note(ranking));
         let message = format!(
             "{}. If none of these fits, use the tools you have or answer without a tool; other keywords or an exact name may still find one.",
             parts.join("; ")
@@ -443,6 +453,14 @@ impl Registry {
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         scored.into_iter().take(n).map(|(_, name)| name).collect()
     }
+}
+
+/// Says that vector search failed for this query (keyword results only).
+fn semantic_note(ranking: &Ranking) -> Option<String> {
+    ranking
+        .semantic_error
+        .as_ref()
+        .map(|e| format!("vector search unavailable ({e}); keyword results only"))
 }
 
 fn shorten(text: &str) -> String {

@@ -1,0 +1,111 @@
+//! The one ranking behind [`Registry::search`] and `tool_info`: keyword
+//! search (BM25F) within the constraints, fused with vector search when the
+//! registry has an embedder, each hit judged strong or weak.
+
+use crate::embed::FusedHit;
+use crate::registry::Registry;
+use crate::search::{Constraints, STRONG_MATCH};
+
+/// A ranked tool.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ranked {
+    /// Registry index.
+    pub(crate) tool: usize,
+    /// Whether it matched well: keyword strength at [`STRONG_MATCH`] or
+    /// more; with vectors, keyword strength or cosine at the thresholds of
+    /// [`SemanticConfig`](crate::embed::SemanticConfig).
+    pub(crate) strong: bool,
+}
+
+/// What a ranking found.
+#[derive(Debug, Default)]
+pub(crate) struct Ranking {
+    /// Best first.
+    pub(crate) hits: Vec<Ranked>,
+    /// Query words no tool in reach has.
+    pub(crate) unmatched: Vec<String>,
+    /// The constraints alone listed the tools (no search terms).
+    pub(crate) listed: bool,
+    /// Vector search was configured but failed for this query (keyword
+    /// results only).
+    pub(crate) semantic_error: Option<String>,
+}
+
+impl Registry {
+    /// Ranks the deferred tools for `keywords` within `constraints`.
+    pub(crate) fn rank(&self, keywords: &str, k: usize, constraints: &Constraints<'_>) -> Ranking {
+        let semantic = self.semantic();
+        let pool = if semantic.is_some() {
+            crate::embed::POOL.max(k)
+        } else {
+            k
+        };
+        let lexical = self.search_index().search_with(keywords, pool, constraints);
+        let listed = lexical.hits.first().is_some_and(|h| h.score == 0.0);
+        let mut ranking = Ranking {
+            unmatched: lexical.unmatched,
+            listed,
+            ..Ranking::default()
+        };
+        let keyword_only = |hits: &[crate::search::Hit]| {
+            hits.iter()
+                .take(k)
+                .map(|h| Ranked {
+                    tool: h.tool,
+                    strong: !listed && h.strength >= STRONG_MATCH,
+                })
+                .collect()
+        };
+        let Some(semantic) = semantic.filter(|_| !listed && !keywords.trim().is_empty()) else {
+            ranking.hits = keyword_only(&lexical.hits);
+            return ranking;
+        };
+        // A required word no tool has leaves nothing for vectors either.
+        if constraints
+            .required
+            .iter()
+            .any(|w| ranking.unmatched.contains(w))
+        {
+            return ranking;
+        }
+        let query = match semantic.embed_query(keywords) {
+            Ok(query) => query,
+            Err(e) => {
+                tracing::warn!(error = %e, "vector search failed; keyword results only");
+                ranking.semantic_error = Some(e.to_string());
+                ranking.hits = keyword_only(&lexical.hits);
+                return ranking;
+            }
+        };
+        let index = self.search_index();
+        let keep = |tool: usize| {
+            constraints.keep.is_none_or(|keep| keep(tool))
+                && constraints.required.iter().all(|w| index.mentions(tool, w))
+                && !constraints.excluded.iter().any(|w| index.mentions(tool, w))
+        };
+        let triples: Vec<(usize, f32, f32)> = lexical
+            .hits
+            .iter()
+            .map(|h| (h.tool, h.score, h.strength))
+            .collect();
+        let (strong_keywords, strong_cosine) = (
+            semantic.config.strong_keywords,
+            semantic.config.strong_cosine,
+        );
+        ranking.hits = semantic
+            .fuse(&triples, &query, k, &keep)
+            .into_iter()
+            .map(
+                |FusedHit {
+                     tool,
+                     strength,
+                     cosine,
+                 }| Ranked {
+                    tool,
+                    strong: strength >= strong_keywords || cosine >= strong_cosine,
+                },
+            )
+            .collect();
+        ranking
+    }
+}
