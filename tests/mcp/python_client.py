@@ -59,6 +59,12 @@ async def fixed_list(home):
             check(len(names) == 13 and "tool_info" in names and "call_tool" in names, f"fixed list: {names}")
             found = await s.call_tool("tool_info", {"query": "job_create"})
             check(not found.is_error, text_of(found))
+            # Match strength, select: and an honest no-match reach MCP clients.
+            sel = await s.call_tool("tool_info", {"query": "select:regex_find,date_add"})
+            picked = sel.structured_content["tools"]
+            check([t["name"] for t in picked] == ["regex_find", "date_add"] and all(t["match"] == "exact" for t in picked), f"select: {picked}")
+            none = await s.call_tool("tool_info", {"query": "teleport a spaceship to mars"})
+            check(none.structured_content.get("no_match") is True and "teleport" in none.structured_content.get("unmatched_words", []), f"no match: {none.structured_content}")
             bridged = await s.call_tool("call_tool", {"name": "job_create", "arguments": {"prompt": "Summarize the news", "priority": 2}})
             check(not bridged.is_error and '"priority":2' in text_of(bridged).replace(" ", ""), text_of(bridged))
             direct = await s.call_tool("calculate", {"expression": "6 * 7"})
@@ -147,6 +153,9 @@ async def imported_server(home):
             check("faulty__grow" in (init.instructions or ""), "imported tools are in the note")
             found = await s.call_tool("tool_info", {"query": "faulty__ok"})
             check(found.structured_content["tools"][0]["name"] == "faulty__ok", "tool_info finds an imported tool")
+            listed = await s.call_tool("tool_info", {"query": "ns:faulty"})
+            entries = listed.structured_content["tools"]
+            check(entries and all(t["name"].startswith("faulty__") and t["match"] == "listed" for t in entries), f"ns:faulty lists the imported server: {entries}")
             ok = await s.call_tool("faulty__ok", {"text": "via the assistant"})
             check(not ok.is_error and "via the assistant" in text_of(ok), text_of(ok))
             seen = len(notes)

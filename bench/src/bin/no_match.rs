@@ -32,6 +32,9 @@ struct Top {
     strength: f32,
 }
 
+/// A named way to read a top hit.
+type Signal = Box<dyn Fn(&Top) -> f32>;
+
 fn top(registry: &Registry, query: &str) -> Option<Top> {
     let hits = registry.search_index().search(query, 2);
     let first = hits.first()?;
@@ -110,7 +113,7 @@ fn main() {
         present.len(),
         absent.len()
     );
-    let signals: Vec<(&str, Box<dyn Fn(&Top) -> f32>)> = vec![
+    let signals: Vec<(&str, Signal)> = vec![
         ("coverage", Box::new(|t: &Top| t.coverage)),
         ("name match", Box::new(|t: &Top| t.name_match)),
         ("score / 10", Box::new(|t: &Top| t.score / 10.0)),

@@ -9,7 +9,7 @@ use crate::tool::Tool;
 pub fn tool_text(tool: &Tool) -> String {
     let words: Vec<&str> = tool
         .name()
-        .split(|c: char| c == '_' || c == '-' || c == '.')
+        .split(['_', '-', '.'])
         .filter(|w| !w.is_empty())
         .collect();
     format!("{}: {}", words.join(" "), tool.description())
