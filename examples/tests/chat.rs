@@ -61,6 +61,7 @@ fn settings(base: &str) -> ChatSettings {
         model: ModelConfig::new(WireFormat::OpenAiChat, base, "m")
             .with_api_key(ApiKey::new("sk-x")),
         max_steps: 6,
+        max_searches: 3,
         native_deferral: false,
         strict: false,
         lazy: LazyConfig::lazy(),
