@@ -21,7 +21,7 @@ struct Absent {
 }
 
 /// The top hit's signals, or `None` without any hit.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 struct Top {
     coverage: f32,
     score: f32,
@@ -30,6 +30,8 @@ struct Top {
     margin: f32,
     /// What `tool_info` judges by (`Hit::strength`).
     strength: f32,
+    /// The top tool's name.
+    name: String,
 }
 
 /// A named way to read a top hit.
@@ -46,6 +48,7 @@ fn top(registry: &Registry, query: &str) -> Option<Top> {
             .get(1)
             .map_or(2.0, |s| (first.score / s.score.max(1e-6)).min(2.0)),
         strength: first.strength,
+        name: registry.tools()[first.tool].name().to_owned(),
     })
 }
 
@@ -98,16 +101,34 @@ fn main() {
         .iter()
         .map(|q| top(&whole, &q.query))
         .collect();
-    let absent: Vec<Option<Top>> = std::fs::read_to_string(&set)
+    let sets: Vec<Absent> = std::fs::read_to_string(&set)
         .expect("the no-match set is readable")
         .lines()
         .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let a: Absent = serde_json::from_str(l).expect("each line is valid");
+        .map(|l| serde_json::from_str(l).expect("each line is valid"))
+        .collect();
+    let absent: Vec<Option<Top>> = sets
+        .iter()
+        .map(|a| {
             let skip: HashSet<&str> = a.absent.iter().map(String::as_str).collect();
             top(&build(&skip), &a.query)
         })
         .collect();
+    // NO_MATCH_MISSES=1: the absent queries still called strong, with the
+    // hit that stood in for the removed tools.
+    if std::env::var_os("NO_MATCH_MISSES").is_some() {
+        for (a, t) in sets.iter().zip(&absent) {
+            if let Some(t) = t
+                .as_ref()
+                .filter(|t| t.strength >= optimclaw::search::STRONG_MATCH)
+            {
+                eprintln!(
+                    "{} | removed {:?} | top {} ({:.2})",
+                    a.query, a.absent, t.name, t.strength
+                );
+            }
+        }
+    }
     println!(
         "{} queries with their tools present, {} with them absent",
         present.len(),

@@ -158,6 +158,54 @@ fn main() {
         .enumerate()
         .map(|(i, q)| (q.query.as_str(), i))
         .collect();
+    // A stricter set: besides the relevant tools, their near-duplicates
+    // (other tools whose vector is within NEAR_DUPLICATE of one of them:
+    // bfcl-dev holds the same function under several names, such as
+    // `math_lcm` and `calculate_lcm`), for `no_match` to measure too.
+    const NEAR_DUPLICATE: f32 = 0.8;
+    let index_of: std::collections::HashMap<&str, usize> = tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name(), i))
+        .collect();
+    let strict_path = set.with_file_name(
+        set.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("no-match.jsonl")
+            .replace(".jsonl", "-strict.jsonl"),
+    );
+    let mut strict = String::new();
+    let mut widened = 0usize;
+    for a in &absent {
+        let mut names: Vec<String> = a.absent.clone();
+        for removed in &a.absent {
+            let Some(v) = index_of
+                .get(removed.as_str())
+                .and_then(|&i| index.vector(i))
+            else {
+                continue;
+            };
+            for (t, cos) in index.rank(v, 20, None) {
+                let name = tools[t].name().to_owned();
+                if cos >= NEAR_DUPLICATE && !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        widened += usize::from(names.len() > a.absent.len());
+        let id = queries[by_query[a.query.as_str()]].id.clone();
+        strict.push_str(
+            &serde_json::json!({"id": id, "query": a.query, "absent": names}).to_string(),
+        );
+        strict.push('\n');
+    }
+    std::fs::write(&strict_path, strict).expect("the strict set is written");
+    println!(
+        "\nstrict no-match set: {} ({} of {} queries lose near-duplicates too, cosine >= {NEAR_DUPLICATE})",
+        strict_path.display(),
+        widened,
+        absent.len()
+    );
     // (lexical strength, top cosine) with the tools present, then absent.
     let present: Vec<(f32, f32)> = (0..queries.len())
         .map(|i| {
@@ -167,22 +215,30 @@ fn main() {
             )
         })
         .collect();
-    let gone: Vec<(f32, f32)> = absent
-        .iter()
-        .map(|a| {
-            let i = by_query[a.query.as_str()];
-            let skip: HashSet<&str> = a.absent.iter().map(String::as_str).collect();
-            let keep = |t: usize| !skip.contains(tools[t].name());
-            let strength = lexical(&registry, &a.query, 2, Some(&keep))
-                .first()
-                .map_or(0.0, |h| h.2);
-            let cos = index
-                .rank(&qvecs[i], 1, Some(&keep))
-                .first()
-                .map_or(0.0, |h| h.1);
-            (strength, cos)
-        })
+    let measure = |sets: &[Absent]| -> Vec<(f32, f32)> {
+        sets.iter()
+            .map(|a| {
+                let i = by_query[a.query.as_str()];
+                let skip: HashSet<&str> = a.absent.iter().map(String::as_str).collect();
+                let keep = |t: usize| !skip.contains(tools[t].name());
+                let strength = lexical(&registry, &a.query, 2, Some(&keep))
+                    .first()
+                    .map_or(0.0, |h| h.2);
+                let cos = index
+                    .rank(&qvecs[i], 1, Some(&keep))
+                    .first()
+                    .map_or(0.0, |h| h.1);
+                (strength, cos)
+            })
+            .collect()
+    };
+    let gone = measure(&absent);
+    let strict_sets: Vec<Absent> = std::fs::read_to_string(&strict_path)
+        .expect("the strict set is readable")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is valid"))
         .collect();
+    let gone_strict = measure(&strict_sets);
     let rate = |v: &[(f32, f32)], no: &dyn Fn(&(f32, f32)) -> bool| {
         100.0 * v.iter().filter(|x| no(x)).count() as f64 / v.len() as f64
     };
@@ -197,6 +253,16 @@ fn main() {
     println!(
         "| keyword strength < {STRONG_KEYWORDS} and cosine < {STRONG_COSINE} (shipped with vectors) | {:.1} % | {:.1} % |",
         rate(&gone, &shipped),
+        rate(&present, &shipped)
+    );
+    println!(
+        "| strict set, keyword strength < {STRONG_MATCH} (shipped without vectors) | {:.1} % | {:.1} % |",
+        rate(&gone_strict, &|x| x.0 < STRONG_MATCH),
+        rate(&present, &|x| x.0 < STRONG_MATCH)
+    );
+    println!(
+        "| strict set, keyword strength < {STRONG_KEYWORDS} and cosine < {STRONG_COSINE} (shipped with vectors) | {:.1} % | {:.1} % |",
+        rate(&gone_strict, &shipped),
         rate(&present, &shipped)
     );
     for c in [0.30, 0.35, 0.40, 0.45, 0.50, 0.55] {

@@ -78,6 +78,12 @@ impl SemanticIndex {
         self.docs.is_empty()
     }
 
+    /// The (unit) vector of a tool, by registry index.
+    pub fn vector(&self, tool: usize) -> Option<&[f32]> {
+        let row = self.docs.binary_search(&tool).ok()?;
+        self.vectors.get(row * self.dim..(row + 1) * self.dim)
+    }
+
     /// The vector length.
     pub fn dim(&self) -> usize {
         self.dim
