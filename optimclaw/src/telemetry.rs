@@ -169,13 +169,15 @@ pub(crate) fn record_outcome(
 }
 
 /// The event of one `tool_info` answer (inside its `execute_tool` span):
-/// `hits`, how many tools it returned, and `query` when content is recorded.
-pub(crate) fn tool_info_event(query: &str, hits: usize) {
+/// `hits`, how many tools it returned, `no_match`, whether it said nothing
+/// matched well, and `query` when content is recorded.
+pub(crate) fn tool_info_event(query: &str, hits: usize, no_match: bool) {
     if records_content() {
         let shown = redacted(&serde_json::Value::String(query.to_owned()), None);
         tracing::info!(
             target: "optimclaw::tool_info",
             hits = hits,
+            no_match = no_match,
             query = %shown,
             "tool_info answered"
         );
@@ -183,6 +185,7 @@ pub(crate) fn tool_info_event(query: &str, hits: usize) {
         tracing::info!(
             target: "optimclaw::tool_info",
             hits = hits,
+            no_match = no_match,
             "tool_info answered"
         );
     }

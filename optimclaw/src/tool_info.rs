@@ -161,7 +161,7 @@ async fn tool_info(
         }
         _ => registry.tool_info_in(&query, k, &scope)?,
     };
-    telemetry::tool_info_event(&query, answer.tools.len());
+    telemetry::tool_info_event(&query, answer.tools.len(), answer.no_match);
     Ok(answer)
 }
 

@@ -84,6 +84,7 @@ async fn every_call_has_an_execute_tool_span_and_content_only_when_asked() {
         .unwrap();
     let event = spans.events("optimclaw::tool_info").pop().unwrap();
     assert_eq!(event.get("hits"), Some("1"), "{event:?}");
+    assert_eq!(event.get("no_match"), Some("false"), "{event:?}");
     assert_eq!(event.get("query"), None);
 
     // Content on: arguments and results, credentials masked and the
