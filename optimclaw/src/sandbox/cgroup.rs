@@ -63,7 +63,14 @@ fn parent_dir() -> Result<PathBuf, String> {
             enable_pids(&parent)?;
         }
         // The folder may exist (made by another user): can we add to it?
-        let probe = parent.join(format!("probe-{}", std::process::id()));
+        // One name per probe: threads probing at once must not remove
+        // each other's folder.
+        static PROBES: AtomicU64 = AtomicU64::new(0);
+        let probe = parent.join(format!(
+            "probe-{}-{}",
+            std::process::id(),
+            PROBES.fetch_add(1, Ordering::Relaxed)
+        ));
         std::fs::create_dir(&probe).or_else(|e| {
             if e.kind() == std::io::ErrorKind::AlreadyExists {
                 Ok(())
@@ -193,5 +200,24 @@ impl Drop for PidsCgroup {
             }
             std::thread::sleep(Duration::from_millis(5));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_at_once_agree_with_one_alone() {
+        // Threads probing together once removed each other's probe folder,
+        // so a sandbox started beside another could find no process cap.
+        let alone = probe().is_ok();
+        let results: Vec<bool> = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| (0..25).all(|_| probe().is_ok() == alone)))
+                .collect();
+            runs.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert!(results.iter().all(|&same| same), "{results:?}");
     }
 }
