@@ -131,8 +131,7 @@ impl ToolInfoEntry {
 /// describing what you need; returns the matching tools with their full
 /// parameter schemas. Loaded tools can then be called like any other.
 /// Syntax: `select:a,b` exact names only, `+word` required, `-word`
-/// excluded, `ns:name` one namespace. Each hit says its `match`; with
-/// `no_match`, no tool does it: use the tools you have or answer without.
+/// excluded, `ns:name` one namespace.
 #[tool(core, keywords = ["discover", "load", "find", "search", "tools", "schema"])]
 async fn tool_info(
     ctx: &ToolContext,
