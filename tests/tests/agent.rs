@@ -973,14 +973,16 @@ async fn a_reply_too_large_is_refused_not_buffered() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn every_model_request_has_a_chat_span_and_every_call_its_id() {
-    let (spans, _guard) = support::spans::Spans::install();
+    let spans = support::spans::Spans::global();
     let replay = replay(vec![
         openai_calls(&[("call_7", "tool_info", r#"{"query": "weather forecast"}"#)]),
         openai_text("Done."),
     ]);
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options());
     agent.send("Weather?").await.unwrap();
-    let chats = spans.named("chat");
+    // This test's requests: the only ones to its replay server.
+    let server = format!("{}/v1", replay.base);
+    let chats = spans.named_with("chat", "server.address", &server);
     assert_eq!(chats.len(), 2, "{chats:?}");
     let first = &chats[0];
     assert_eq!(first.get("gen_ai.operation.name"), Some("chat"));
@@ -990,16 +992,19 @@ async fn every_model_request_has_a_chat_span_and_every_call_its_id() {
     assert_eq!(first.get("gen_ai.usage.input_tokens"), Some("812"));
     assert_eq!(first.get("gen_ai.usage.output_tokens"), Some("31"));
     assert_eq!(first.get("gen_ai.response.tool_calls"), Some("1"));
-    // (The call id on `execute_tool` is checked in tests/tests/telemetry.rs:
-    // here, other tests of this binary running at once can leave that call
-    // site's cached interest off for this thread's subscriber.)
+    let calls = spans.named_with("execute_tool", "gen_ai.tool.call.id", "call_7");
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].get("gen_ai.tool.name"), Some("tool_info"));
 
     // A request that fails marks its span with error.type.
     let failing = replay_failing();
     let mut agent = agent_at(&failing);
     let err = agent.send("hi").await.unwrap_err();
     assert!(matches!(err, AgentError::Auth { .. }), "{err}");
-    let last = spans.named("chat").pop().unwrap();
+    let last = spans
+        .named_with("chat", "server.address", &format!("{}/v1", failing.base))
+        .pop()
+        .unwrap();
     assert_eq!(last.get("error.type"), Some("auth"), "{last:?}");
     assert_eq!(last.get("otel.status_code"), Some("ERROR"));
 }

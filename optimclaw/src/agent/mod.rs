@@ -24,12 +24,14 @@
 //!
 //! Files: `config.rs` (wire formats, keys, [`ModelConfig`], [`AgentOptions`]),
 //! `error.rs` ([`AgentError`]), `transcript.rs` (turns, replies, usage),
-//! `http.rs` (the POST with retries, capped reads, backoff), one file per
-//! wire format (`openai.rs`, `anthropic.rs`), and the loop here.
+//! `http.rs` (the POST with retries, capped reads, backoff), `guard.rs` (the
+//! search guard), one file per wire format (`openai.rs`, `anthropic.rs`),
+//! and the loop here.
 
 mod anthropic;
 mod config;
 mod error;
+mod guard;
 mod http;
 mod openai;
 mod transcript;
@@ -55,6 +57,7 @@ use crate::tool::TOOL_INFO;
 
 pub use config::{AgentOptions, ApiKey, MODEL_VAR, ModelConfig, WireFormat};
 pub use error::AgentError;
+use guard::SearchGuard;
 pub use http::describe_http_error;
 pub use transcript::{AgentEvent, Reply, RequestUsage, ToolCallRequest, ToolOutcome, Turn};
 
@@ -219,8 +222,7 @@ impl Agent {
         let cancel = self.cancel.fresh();
         let mut requests = 0;
         let mut tool_calls = 0;
-        // `tool_info` calls since the last call of another tool.
-        let mut searches_in_a_row = 0;
+        let mut guard = SearchGuard::new(self.options.max_searches);
         loop {
             if requests == self.options.max_steps {
                 return Err(AgentError::StepLimit {
@@ -312,24 +314,15 @@ impl Agent {
             for call in &reply.calls {
                 on_event(AgentEvent::ToolCall(call));
             }
-            let guarded: Vec<bool> = reply
-                .calls
-                .iter()
-                .map(|call| {
-                    if call.name != TOOL_INFO {
-                        searches_in_a_row = 0;
-                        return false;
-                    }
-                    searches_in_a_row += 1;
-                    self.options.max_searches > 0 && searches_in_a_row > self.options.max_searches
-                })
-                .collect();
+            let guarded = guard.refuse(&reply.calls);
             if let Some(usage) = self.usage.last_mut() {
                 let searches = reply.calls.iter().filter(|c| c.name == TOOL_INFO).count();
                 usage.searches_refused = guarded.iter().filter(|g| **g).count();
                 usage.searches = searches - usage.searches_refused;
             }
-            let outcomes = self.run_calls(&reply.calls, &guarded, &cancel).await;
+            let outcomes = self
+                .run_calls(&reply.calls, &guarded, &guard.answer(), &cancel)
+                .await;
             for outcome in &outcomes {
                 on_event(AgentEvent::ToolResult(outcome));
             }
@@ -379,6 +372,7 @@ impl Agent {
         &self,
         calls: &[ToolCallRequest],
         guarded: &[bool],
+        refusal: &Value,
         cancel: &CancellationToken,
     ) -> Vec<ToolOutcome> {
         let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
@@ -389,7 +383,7 @@ impl Agent {
                 let ctx = &ctx;
                 let started = Instant::now();
                 let result = match &call.arguments {
-                    Ok(_) if guarded => Ok(self.search_guard_answer()),
+                    Ok(_) if guarded => Ok(refusal.clone()),
                     Ok(args) => {
                         self.session
                             .call_with(&call.name, args.clone(), ctx, options)
@@ -428,22 +422,6 @@ impl Agent {
             }
         });
         join_all(runs).await
-    }
-}
-
-impl Agent {
-    /// What a `tool_info` call past [`AgentOptions::max_searches`] gets
-    /// instead of running: a `tool_info` answer with no tools that says
-    /// why and what to do.
-    fn search_guard_answer(&self) -> Value {
-        serde_json::json!({
-            "tools": [],
-            "no_match": true,
-            "message": format!(
-                "tool_info was not run: you have searched {} times in this turn without calling a tool. Use the tools you already have, or answer the user now and say what you could not find. Calling any other tool lets you search again.",
-                self.options.max_searches
-            ),
-        })
     }
 }
 

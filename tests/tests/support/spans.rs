@@ -76,6 +76,34 @@ impl Spans {
         (spans, guard)
     }
 
+    /// Captures what happens on every thread of the process, from the first
+    /// call on (one subscriber per process, installed once). For test
+    /// binaries whose other tests run at once: a thread's own subscriber
+    /// can miss spans whose call sites other threads cached as unwanted;
+    /// the process-wide one sees them all, so a test picks its own by a
+    /// field only it uses.
+    pub fn global() -> Spans {
+        static GLOBAL: std::sync::OnceLock<Spans> = std::sync::OnceLock::new();
+        GLOBAL
+            .get_or_init(|| {
+                let spans = Spans::default();
+                tracing::subscriber::set_global_default(
+                    tracing_subscriber::registry().with(spans.clone()),
+                )
+                .expect("no other global subscriber in this test binary");
+                spans
+            })
+            .clone()
+    }
+
+    /// Every span named `name` whose `field` is `value`, in creation order.
+    pub fn named_with(&self, name: &str, field: &str, value: &str) -> Vec<Captured> {
+        self.named(name)
+            .into_iter()
+            .filter(|s| s.get(field) == Some(value))
+            .collect()
+    }
+
     /// Every span named `name`, in creation order.
     pub fn named(&self, name: &str) -> Vec<Captured> {
         self.spans

@@ -6,18 +6,21 @@
 //! The index is built once per registry. Scores for every (term, tool) pair
 //! are precomputed, so a query is a few posting-list walks over a dense
 //! score array plus a partial sort.
-
-use std::collections::HashSet;
+//!
+//! Files: `mod.rs` (the index and its queries: constraints, a hit's
+//! strength), `build.rs` (indexing a catalog), `text.rs` (words to terms),
+//! `fields.rs` (which texts of a tool go in which field).
 
 // Fx hashing: the index hashes about a million short words at 10k tools,
 // and SipHash's DoS resistance buys nothing for tool text we load ourselves.
 use rustc_hash::FxHashMap as HashMap;
-use std::sync::OnceLock;
 
-use rust_stemmers::{Algorithm, Stemmer};
-use serde_json::Value;
+mod build;
+mod fields;
+mod text;
 
-use crate::tool::Tool;
+use text::deletes;
+pub use text::{analyze, split_words};
 
 /// Field weights of BM25F. Names say the most about a tool; parameter
 /// descriptions the least.
@@ -60,109 +63,6 @@ const B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75, 0.75];
 const TYPO_FACTOR: f32 = 0.6;
 /// Bonus per share of a tool's name parts that the query mentions.
 const NAME_COVERAGE: f32 = 1.5;
-
-fn stop_words() -> &'static HashSet<&'static str> {
-    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    WORDS.get_or_init(|| {
-        stop_words::lookup("en")
-            .unwrap_or_default()
-            .iter()
-            .copied()
-            .collect()
-    })
-}
-
-fn stemmer() -> &'static Stemmer {
-    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
-    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
-}
-
-/// Splits text into lowercase words at non-alphanumerics and at camelCase
-/// boundaries (`getHTTPResponse` → `get`, `http`, `response`).
-pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
-    if text.is_ascii() {
-        split_ascii(text.as_bytes(), &mut emit);
-        return;
-    }
-    let mut word = String::new();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            if !word.is_empty() {
-                emit(&word);
-                word.clear();
-            }
-            continue;
-        }
-        if c.is_uppercase() && !word.is_empty() {
-            let prev = chars[i - 1];
-            // `HTTPResponse` splits before `R`; `PRs` and `IDs` stay whole.
-            let next_word = chars.get(i + 1).is_some_and(|n| n.is_lowercase())
-                && chars.get(i + 2).is_some_and(|n| n.is_lowercase());
-            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_word) {
-                emit(&word);
-                word.clear();
-            }
-        }
-        word.extend(c.to_lowercase());
-    }
-    if !word.is_empty() {
-        emit(&word);
-    }
-}
-
-/// [`split_words`] for ASCII text, without allocating per text: the index
-/// splits about a million words at 10k tools.
-fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
-    let mut word = String::with_capacity(32);
-    for (i, &b) in bytes.iter().enumerate() {
-        if !b.is_ascii_alphanumeric() {
-            if !word.is_empty() {
-                emit(&word);
-                word.clear();
-            }
-            continue;
-        }
-        if b.is_ascii_uppercase() && !word.is_empty() {
-            let prev = bytes[i - 1];
-            let next_word = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)
-                && bytes.get(i + 2).is_some_and(u8::is_ascii_lowercase);
-            if prev.is_ascii_lowercase()
-                || prev.is_ascii_digit()
-                || (prev.is_ascii_uppercase() && next_word)
-            {
-                emit(&word);
-                word.clear();
-            }
-        }
-        word.push(char::from(b.to_ascii_lowercase()));
-    }
-    if !word.is_empty() {
-        emit(&word);
-    }
-}
-
-/// The search terms of a text: words without stop words, single letters
-/// and bare numbers, stemmed.
-pub fn analyze(text: &str, out: &mut Vec<String>) {
-    let stops = stop_words();
-    split_words(text, |w| {
-        if w.chars().count() < 2 || stops.contains(w) || w.chars().all(|c| c.is_ascii_digit()) {
-            return;
-        }
-        out.push(stemmer().stem(w).into_owned());
-    });
-}
-
-/// Every string of `word` with one character removed.
-fn deletes(word: &str) -> impl Iterator<Item = String> + '_ {
-    word.char_indices().map(move |(i, c)| {
-        let mut s = String::with_capacity(word.len());
-        s.push_str(&word[..i]);
-        s.push_str(&word[i + c.len_utf8()..]);
-        s
-    })
-}
 
 /// A ranked match.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -237,127 +137,6 @@ pub struct SearchIndex {
 }
 
 impl SearchIndex {
-    /// Indexes `tools` (given with their registry indexes).
-    pub fn build<'a>(tools: impl IntoIterator<Item = (usize, &'a Tool)>, weights: Weights) -> Self {
-        let w = [
-            weights.name,
-            weights.keywords,
-            weights.description,
-            weights.param_names,
-            weights.param_descriptions,
-            weights.examples,
-        ];
-        let mut index = SearchIndex::default();
-        // Each distinct word is analysed once (stemming is the costly part
-        // of indexing): word -> term id, or None for stop words.
-        let mut word_terms: HashMap<String, Option<u32>> = HashMap::default();
-        let stops = stop_words();
-        // Per document: (term, field) occurrences, and field lengths.
-        let mut occurrences: Vec<Vec<(u32, u8)>> = Vec::new();
-        let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
-        for (tool_index, tool) in tools {
-            let mut occ: Vec<(u32, u8)> = Vec::new();
-            let mut len = [0u32; FIELDS];
-            visit_texts(tool, &mut |f, text| {
-                split_words(text, |word| {
-                    let term = match word_terms.get(word) {
-                        Some(t) => *t,
-                        None => {
-                            let keep = word.chars().count() >= 2
-                                && !stops.contains(word)
-                                && !word.chars().all(|c| c.is_ascii_digit());
-                            let t = keep.then(|| {
-                                let stem = stemmer().stem(word).into_owned();
-                                let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
-                                *index.vocab.entry(stem).or_insert(next)
-                            });
-                            word_terms.insert(word.to_owned(), t);
-                            t
-                        }
-                    };
-                    if let Some(t) = term {
-                        len[f] += 1;
-                        occ.push((t, u8::try_from(f).unwrap_or(0)));
-                    }
-                });
-            });
-            occ.sort_unstable();
-            let mut names: Vec<u32> = occ
-                .iter()
-                .filter(|(_, f)| *f == 0)
-                .map(|(t, _)| *t)
-                .collect();
-            names.dedup();
-            index.name_terms.push(names);
-            occurrences.push(occ);
-            lengths.push(len);
-            index.docs.push(tool_index);
-        }
-        let n_docs = index.docs.len();
-        let mut avg = [0f32; FIELDS];
-        for len in &lengths {
-            for f in 0..FIELDS {
-                avg[f] += len[f] as f32;
-            }
-        }
-        for a in &mut avg {
-            *a = (*a / n_docs.max(1) as f32).max(1.0);
-        }
-        // Combined (weighted, length-normalised) term frequencies; the
-        // occurrences are sorted by term, so each term is one run.
-        let mut wtf: Vec<Vec<(u32, f32)>> = vec![Vec::new(); index.vocab.len()];
-        for (d, occ) in occurrences.iter().enumerate() {
-            let norm: [f32; FIELDS] =
-                std::array::from_fn(|f| 1.0 - B[f] + B[f] * lengths[d][f] as f32 / avg[f]);
-            let doc = u32::try_from(d).unwrap_or(u32::MAX);
-            for run in occ.chunk_by(|a, b| a.0 == b.0) {
-                let v: f32 = run
-                    .iter()
-                    .map(|(_, f)| w[*f as usize] / norm[*f as usize])
-                    .sum();
-                wtf[run[0].0 as usize].push((doc, v));
-            }
-        }
-        index.max_idf = (1.0 + (n_docs as f32 + 0.5) / 0.5).ln();
-        let mut idfs = Vec::with_capacity(wtf.len());
-        index.postings = wtf
-            .into_iter()
-            .map(|mut list| {
-                let df = list.len() as f32;
-                let idf = (1.0 + (n_docs as f32 - df + 0.5) / (df + 0.5)).ln();
-                idfs.push(idf);
-                for (_, v) in &mut list {
-                    *v = idf * *v * (K1 + 1.0) / (*v + K1);
-                }
-                list.sort_unstable_by_key(|(d, _)| *d);
-                list
-            })
-            .collect();
-        // Typo tolerance over name terms only: they are what models misspell.
-        let mut terms = vec![String::new(); index.vocab.len()];
-        for (term, &id) in &index.vocab {
-            terms[id as usize].clone_from(term);
-        }
-        let name_ids: HashSet<u32> = index.name_terms.iter().flatten().copied().collect();
-        for &id in &name_ids {
-            let term = &terms[id as usize];
-            if term.chars().count() < 4 {
-                continue;
-            }
-            index.typo.entry(term.clone()).or_default().push(id);
-            for d in deletes(term) {
-                index.typo.entry(d).or_default().push(id);
-            }
-        }
-        for ids in index.typo.values_mut() {
-            ids.sort_unstable();
-            ids.dedup();
-        }
-        index.terms = terms;
-        index.idf = idfs;
-        index
-    }
-
     /// The number of indexed tools.
     pub fn len(&self) -> usize {
         self.docs.len()
@@ -616,59 +395,6 @@ impl SearchIndex {
             })
             .sum();
         (matched / total).clamp(0.0, 1.0)
-    }
-}
-
-/// Calls `visit(field, text)` for each searchable text of a tool: name (0),
-/// keywords (1), description (2), parameter names (3) and descriptions (4).
-/// Nothing is copied: indexing 10k tools visits a million words.
-fn visit_texts(tool: &Tool, visit: &mut impl FnMut(usize, &str)) {
-    visit(0, tool.name());
-    for k in tool.keywords() {
-        visit(1, k);
-    }
-    visit(2, tool.description());
-    visit_params(tool.input_schema(), visit, 0);
-    for example in tool.examples() {
-        visit_strings(example, visit, 0);
-    }
-}
-
-/// The string values of an example call (not its keys: those are the
-/// parameter names, indexed already), a few levels deep.
-fn visit_strings(value: &Value, visit: &mut impl FnMut(usize, &str), depth: usize) {
-    if depth > 3 {
-        return;
-    }
-    match value {
-        Value::String(s) => visit(5, s),
-        Value::Array(items) => items
-            .iter()
-            .for_each(|v| visit_strings(v, visit, depth + 1)),
-        Value::Object(map) => map
-            .values()
-            .for_each(|v| visit_strings(v, visit, depth + 1)),
-        _ => {}
-    }
-}
-
-/// Parameter names and descriptions, including nested objects' (a few
-/// levels deep; enough for real schemas, bounded for hostile ones).
-fn visit_params(schema: &Value, visit: &mut impl FnMut(usize, &str), depth: usize) {
-    if depth > 3 {
-        return;
-    }
-    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-        for (name, prop) in props {
-            visit(3, name);
-            if let Some(d) = prop.get("description").and_then(Value::as_str) {
-                visit(4, d);
-            }
-            visit_params(prop, visit, depth + 1);
-            if let Some(items) = prop.get("items") {
-                visit_params(items, visit, depth + 1);
-            }
-        }
     }
 }
 

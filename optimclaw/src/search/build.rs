@@ -1,0 +1,134 @@
+//! Indexing a catalog: every (term, tool) score precomputed, the name
+//! terms' deletion neighbourhood for typo tolerance, IDF by term.
+
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::fields::visit_texts;
+use super::text::{deletes, split_words, stemmer, stop_words};
+use super::{B, FIELDS, K1, SearchIndex, Weights};
+use crate::tool::Tool;
+
+impl SearchIndex {
+    /// Indexes `tools` (given with their registry indexes).
+    pub fn build<'a>(tools: impl IntoIterator<Item = (usize, &'a Tool)>, weights: Weights) -> Self {
+        let w = [
+            weights.name,
+            weights.keywords,
+            weights.description,
+            weights.param_names,
+            weights.param_descriptions,
+            weights.examples,
+        ];
+        let mut index = SearchIndex::default();
+        // Each distinct word is analysed once (stemming is the costly part
+        // of indexing): word -> term id, or None for stop words.
+        let mut word_terms: HashMap<String, Option<u32>> = HashMap::default();
+        let stops = stop_words();
+        // Per document: (term, field) occurrences, and field lengths.
+        let mut occurrences: Vec<Vec<(u32, u8)>> = Vec::new();
+        let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
+        for (tool_index, tool) in tools {
+            let mut occ: Vec<(u32, u8)> = Vec::new();
+            let mut len = [0u32; FIELDS];
+            visit_texts(tool, &mut |f, text| {
+                split_words(text, |word| {
+                    let term = match word_terms.get(word) {
+                        Some(t) => *t,
+                        None => {
+                            let keep = word.chars().count() >= 2
+                                && !stops.contains(word)
+                                && !word.chars().all(|c| c.is_ascii_digit());
+                            let t = keep.then(|| {
+                                let stem = stemmer().stem(word).into_owned();
+                                let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
+                                *index.vocab.entry(stem).or_insert(next)
+                            });
+                            word_terms.insert(word.to_owned(), t);
+                            t
+                        }
+                    };
+                    if let Some(t) = term {
+                        len[f] += 1;
+                        occ.push((t, u8::try_from(f).unwrap_or(0)));
+                    }
+                });
+            });
+            occ.sort_unstable();
+            let mut names: Vec<u32> = occ
+                .iter()
+                .filter(|(_, f)| *f == 0)
+                .map(|(t, _)| *t)
+                .collect();
+            names.dedup();
+            index.name_terms.push(names);
+            occurrences.push(occ);
+            lengths.push(len);
+            index.docs.push(tool_index);
+        }
+        let n_docs = index.docs.len();
+        let mut avg = [0f32; FIELDS];
+        for len in &lengths {
+            for f in 0..FIELDS {
+                avg[f] += len[f] as f32;
+            }
+        }
+        for a in &mut avg {
+            *a = (*a / n_docs.max(1) as f32).max(1.0);
+        }
+        // Combined (weighted, length-normalised) term frequencies; the
+        // occurrences are sorted by term, so each term is one run.
+        let mut wtf: Vec<Vec<(u32, f32)>> = vec![Vec::new(); index.vocab.len()];
+        for (d, occ) in occurrences.iter().enumerate() {
+            let norm: [f32; FIELDS] =
+                std::array::from_fn(|f| 1.0 - B[f] + B[f] * lengths[d][f] as f32 / avg[f]);
+            let doc = u32::try_from(d).unwrap_or(u32::MAX);
+            for run in occ.chunk_by(|a, b| a.0 == b.0) {
+                let v: f32 = run
+                    .iter()
+                    .map(|(_, f)| w[*f as usize] / norm[*f as usize])
+                    .sum();
+                wtf[run[0].0 as usize].push((doc, v));
+            }
+        }
+        index.max_idf = (1.0 + (n_docs as f32 + 0.5) / 0.5).ln();
+        let mut idfs = Vec::with_capacity(wtf.len());
+        index.postings = wtf
+            .into_iter()
+            .map(|mut list| {
+                let df = list.len() as f32;
+                let idf = (1.0 + (n_docs as f32 - df + 0.5) / (df + 0.5)).ln();
+                idfs.push(idf);
+                for (_, v) in &mut list {
+                    *v = idf * *v * (K1 + 1.0) / (*v + K1);
+                }
+                list.sort_unstable_by_key(|(d, _)| *d);
+                list
+            })
+            .collect();
+        // Typo tolerance over name terms only: they are what models misspell.
+        let mut terms = vec![String::new(); index.vocab.len()];
+        for (term, &id) in &index.vocab {
+            terms[id as usize].clone_from(term);
+        }
+        let name_ids: HashSet<u32> = index.name_terms.iter().flatten().copied().collect();
+        for &id in &name_ids {
+            let term = &terms[id as usize];
+            if term.chars().count() < 4 {
+                continue;
+            }
+            index.typo.entry(term.clone()).or_default().push(id);
+            for d in deletes(term) {
+                index.typo.entry(d).or_default().push(id);
+            }
+        }
+        for ids in index.typo.values_mut() {
+            ids.sort_unstable();
+            ids.dedup();
+        }
+        index.terms = terms;
+        index.idf = idfs;
+        index
+    }
+}

@@ -1,0 +1,112 @@
+//! How text becomes search terms: words split at case changes, digits and
+//! punctuation, stop words (NLTK's English list, via `stop-words`) dropped,
+//! the rest stemmed (Snowball English, via `rust-stemmers`); and the
+//! deletion neighbourhood used for typo tolerance.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+pub(super) fn stop_words() -> &'static HashSet<&'static str> {
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        stop_words::lookup("en")
+            .unwrap_or_default()
+            .iter()
+            .copied()
+            .collect()
+    })
+}
+
+pub(super) fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// Splits text into lowercase words at non-alphanumerics and at camelCase
+/// boundaries (`getHTTPResponse` → `get`, `http`, `response`).
+pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
+    if text.is_ascii() {
+        split_ascii(text.as_bytes(), &mut emit);
+        return;
+    }
+    let mut word = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphanumeric() {
+            if !word.is_empty() {
+                emit(&word);
+                word.clear();
+            }
+            continue;
+        }
+        if c.is_uppercase() && !word.is_empty() {
+            let prev = chars[i - 1];
+            // `HTTPResponse` splits before `R`; `PRs` and `IDs` stay whole.
+            let next_word = chars.get(i + 1).is_some_and(|n| n.is_lowercase())
+                && chars.get(i + 2).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_word) {
+                emit(&word);
+                word.clear();
+            }
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        emit(&word);
+    }
+}
+
+/// [`split_words`] for ASCII text, without allocating per text: the index
+/// splits about a million words at 10k tools.
+fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
+    let mut word = String::with_capacity(32);
+    for (i, &b) in bytes.iter().enumerate() {
+        if !b.is_ascii_alphanumeric() {
+            if !word.is_empty() {
+                emit(&word);
+                word.clear();
+            }
+            continue;
+        }
+        if b.is_ascii_uppercase() && !word.is_empty() {
+            let prev = bytes[i - 1];
+            let next_word = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)
+                && bytes.get(i + 2).is_some_and(u8::is_ascii_lowercase);
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_word)
+            {
+                emit(&word);
+                word.clear();
+            }
+        }
+        word.push(char::from(b.to_ascii_lowercase()));
+    }
+    if !word.is_empty() {
+        emit(&word);
+    }
+}
+
+/// The search terms of a text: words without stop words, single letters
+/// and bare numbers, stemmed.
+pub fn analyze(text: &str, out: &mut Vec<String>) {
+    let stops = stop_words();
+    split_words(text, |w| {
+        if w.chars().count() < 2 || stops.contains(w) || w.chars().all(|c| c.is_ascii_digit()) {
+            return;
+        }
+        out.push(stemmer().stem(w).into_owned());
+    });
+}
+
+/// Every string of `word` with one character removed.
+pub(super) fn deletes(word: &str) -> impl Iterator<Item = String> + '_ {
+    word.char_indices().map(move |(i, c)| {
+        let mut s = String::with_capacity(word.len());
+        s.push_str(&word[..i]);
+        s.push_str(&word[i + c.len_utf8()..]);
+        s
+    })
+}
