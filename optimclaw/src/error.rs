@@ -45,7 +45,9 @@ impl ToolErrorKind {
 pub struct ToolError {
     kind: ToolErrorKind,
     message: String,
-    data: Option<Value>,
+    /// Boxed so a `Result<_, ToolError>` stays small whatever features
+    /// make `Value` larger (serde_json's `preserve_order`, which rig turns on).
+    data: Option<Box<Value>>,
     /// Set on argument errors made before the tool name is known: the JSON
     /// path of the error. The registry adds the tool name.
     pending_path: Option<String>,
@@ -84,7 +86,9 @@ impl ToolError {
         if let Some(data) = &mut self.data {
             let text = data.to_string();
             if let Some(new) = filter(&text) {
-                self.data = Some(serde_json::from_str(&new).unwrap_or(Value::String(new)));
+                self.data = Some(Box::new(
+                    serde_json::from_str(&new).unwrap_or(Value::String(new)),
+                ));
             }
         }
         self
@@ -131,7 +135,7 @@ impl ToolError {
     /// Attaches structured data (e.g. the tool's schema) for the model.
     #[must_use]
     pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Some(data);
+        self.data = Some(Box::new(data));
         self
     }
 
@@ -147,14 +151,14 @@ impl ToolError {
 
     /// Structured data attached to the error, if any.
     pub fn data(&self) -> Option<&Value> {
-        self.data.as_ref()
+        self.data.as_deref()
     }
 
     /// The error as the JSON a model sees as the tool's result.
     pub fn to_json(&self) -> Value {
         let mut err = json!({ "kind": self.kind.as_str(), "message": self.message });
         if let Some(data) = &self.data {
-            err["data"] = data.clone();
+            err["data"] = Value::clone(data);
         }
         json!({ "error": err })
     }
