@@ -15,7 +15,10 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::schema;
 use crate::tool::{Handler, Tool};
 
-/// Options of one call.
+/// Options of one call, for
+/// [`Registry::call_with`](crate::Registry::call_with) and
+/// [`Session::call_with`](crate::Session::call_with): use them when one call
+/// needs another time limit than the registry's.
 #[derive(Clone, Copy, Debug, Default)]
 #[non_exhaustive]
 pub struct CallOptions {

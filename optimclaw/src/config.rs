@@ -11,6 +11,19 @@ const ACCEPTED: &str = "1/0, true/false, on/off, yes/no (any case)";
 /// How tools are presented to a model. Held per registry and per session:
 /// there is no global setting, so two registries in one process (two nodes
 /// of a cluster) can differ.
+///
+/// Use [`LazyConfig::lazy`] when a program has more tools than a model
+/// should read on every request; [`LazyConfig::from_env`] lets the user
+/// decide with `OPTIMCLAW_LAZY_TOOLS`.
+///
+/// ```
+/// use optimclaw::{LazyConfig, LoadStrategy, Registry};
+///
+/// let lazy = LazyConfig::lazy().with_strategy(LoadStrategy::Bridge);
+/// let registry = Registry::builder().lazy(lazy).build()?;
+/// assert!(registry.lazy_config().enabled);
+/// # Ok::<(), optimclaw::RegistryError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LazyConfig {
     /// Lazy loading on: core tools and `tool_info` are sent, other tools
@@ -32,6 +45,10 @@ pub struct LazyConfig {
 /// How deferred tools reach the model once `tool_info` found them. Chosen
 /// for the provider's prompt cache: providers render tools first, so a
 /// `tools` array that changes re-bills the whole conversation after it.
+///
+/// Use [`Bridge`](Self::Bridge) for OpenAI-compatible endpoints and MCP,
+/// [`Native`](Self::Native) for Anthropic; [`Append`](Self::Append) only
+/// where the endpoint caches nothing (BENCHMARKS.md §8 has the costs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LoadStrategy {
     /// Loaded tools' specs join the `tools` array after the core tools:
@@ -194,7 +211,9 @@ pub fn parse_flag(value: &str) -> Option<bool> {
     }
 }
 
-/// A setting that could not be read.
+/// A setting that could not be read: what [`LazyConfig::from_env`]
+/// returns for a bad `OPTIMCLAW_LAZY_TOOLS` or an unreadable `.env` file.
+/// Show it to the user; its text names the variable and the accepted values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigError {

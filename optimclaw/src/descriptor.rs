@@ -17,7 +17,10 @@ pub type ToolFuture = Pin<Box<dyn Future<Output = Result<Value, ToolError>> + Se
 /// function, encode its result.
 pub type CallFn = fn(ToolContext, Value) -> ToolFuture;
 
-/// Whether a tool is always sent to the model or loaded on demand.
+/// Whether a tool is always sent to the model or loaded on demand. Make a
+/// tool [`Core`](Self::Core) when most conversations need it (the
+/// OptimClaw lazy-tools document keeps about a dozen); everything else
+/// [`Deferred`](Self::Deferred), with keywords that help `tool_info` find it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ToolKind {
     /// Always sent with its full schema.
@@ -70,6 +73,10 @@ impl fmt::Display for SourceLocation {
 }
 
 /// Everything `#[tool]` knows about a function, registered at link time.
+/// You rarely touch one: [`Registry::from_linked`](crate::Registry::from_linked)
+/// collects them all; [`linked_tools`] and
+/// [`RegistryBuilder::descriptor`](crate::RegistryBuilder::descriptor) are
+/// for building a registry from a chosen few (tests, one registry per node).
 ///
 /// Schemas are functions so they are produced once, when a
 /// [`Registry`](crate::Registry) is built, not at start-up of every binary.

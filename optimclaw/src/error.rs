@@ -4,7 +4,10 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-/// What went wrong in a tool call.
+/// What went wrong in a tool call. Match on it to decide what to do with
+/// an error (retry a [`Timeout`](Self::Timeout), show a
+/// [`Failed`](Self::Failed) to the model); its [`as_str`](Self::as_str) is
+/// the `kind` of the JSON a model sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum ToolErrorKind {
@@ -41,6 +44,25 @@ impl ToolErrorKind {
 
 /// The error of a tool call. Its `Display` text is written for the model:
 /// it says what was wrong and, where it can, what was expected.
+///
+/// A tool returns `Result<T, E>` with any `E: Display`; return a `ToolError`
+/// itself when the model should get a particular [`kind`](Self::kind) or
+/// structured [`data`](Self::data) to act on.
+///
+/// ```
+/// use optimclaw::{ToolError, ToolErrorKind};
+/// use serde_json::json;
+///
+/// fn withdraw(balance: u64, amount: u64) -> Result<u64, ToolError> {
+///     balance.checked_sub(amount).ok_or_else(|| {
+///         ToolError::new(format!("amount {amount} is over the balance"))
+///             .with_data(json!({"balance": balance}))
+///     })
+/// }
+/// let err = withdraw(10, 25).unwrap_err();
+/// assert_eq!(err.kind(), ToolErrorKind::Failed);
+/// assert_eq!(err.to_json()["error"]["data"]["balance"], 10);
+/// ```
 #[derive(Clone, Debug)]
 pub struct ToolError {
     kind: ToolErrorKind,
@@ -203,7 +225,8 @@ impl From<serde_json::Error> for ToolError {
 }
 
 /// Why a [`Registry`](crate::Registry) could not be built: every problem
-/// found, not just the first.
+/// found, not just the first. Print it (each problem names the tool and
+/// where it was defined) and fix the tools; it is never worth retrying.
 #[derive(Clone, Debug)]
 pub struct RegistryError {
     problems: Vec<String>,

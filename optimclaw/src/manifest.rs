@@ -11,7 +11,9 @@ use crate::descriptor::ToolKind;
 use crate::schema::check_instance;
 use crate::tool::{DynamicTool, examples_in_entry, is_valid_tool_name};
 
-/// How manifest tools are imported.
+/// How manifest tools are imported. Use a manifest to describe tools a
+/// program can call but does not define in Rust (another service's API),
+/// so that they are listed and found like the others.
 #[derive(Clone, Debug)]
 pub struct ManifestOptions {
     /// Replace characters outside `[A-Za-z0-9_-]` with `_` and cut names to
@@ -34,7 +36,8 @@ impl Default for ManifestOptions {
     }
 }
 
-/// Why a manifest could not be imported.
+/// Why a manifest could not be imported; the text names the file, the
+/// tool and the field, for the user to fix.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ManifestError {

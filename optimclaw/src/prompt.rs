@@ -17,7 +17,9 @@ pub const NOTE_PREFIX: &str = "Additional tools available (use tool_info to load
 
 /// What one request sends: tools with full schemas, and the note (lazy
 /// mode only). Build it with [`Registry::prompt`] or
-/// [`Session::prompt`](crate::Session::prompt).
+/// [`Session::prompt`](crate::Session::prompt), then
+/// [`render`](Self::render) it in the dialect of your endpoint; use its
+/// [`specs`](Self::specs) when you write the request format yourself.
 #[derive(Clone, Debug)]
 pub struct Prompt<'r> {
     /// Tools sent with their schemas, in a deterministic order.

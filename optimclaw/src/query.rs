@@ -13,7 +13,21 @@
 
 use crate::tool::is_valid_tool_name;
 
-/// A parsed `tool_info` query.
+/// A parsed `tool_info` query. `tool_info` parses every query itself; use
+/// this to run the same syntax over your own tool lists.
+///
+/// ```
+/// use optimclaw::query::ToolQuery;
+///
+/// let q = ToolQuery::parse("create issue +github -gitlab");
+/// // A required word is also ranked on.
+/// assert_eq!(q.keywords, "create issue github");
+/// assert_eq!(q.required, ["github"]);
+/// assert_eq!(q.excluded, ["gitlab"]);
+///
+/// let q = ToolQuery::parse("select:fs__read,fs__write");
+/// assert_eq!(q.select, Some(vec!["fs__read".into(), "fs__write".into()]));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolQuery {
     /// `select:` names, in the order given; `None` without `select:`.

@@ -21,7 +21,30 @@ use crate::search::{Constraints, SearchIndex, Weights};
 use crate::telemetry;
 use crate::tool::{CALL_TOOL, DynamicTool, Tool, is_framework_tool, is_valid_tool_name};
 
-/// Builds a [`Registry`].
+/// Builds a [`Registry`]: start from [`Registry::builder`] when the
+/// program adds tools at run time (MCP imports, manifests, WASM), changes
+/// lazy loading or search, or wants only some of its linked tools; otherwise
+/// [`Registry::from_linked`] is enough.
+///
+/// ```
+/// use std::time::Duration;
+/// use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
+/// use serde_json::{Value, json};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap().block_on(async {
+/// let echo = DynamicTool::new("echo", "Repeats its text.", json!({
+///     "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}))
+///     .handler(|_ctx, args: Value| async move { Ok(args["text"].clone()) });
+/// let registry = Registry::builder()
+///     .lazy(LazyConfig::lazy())
+///     .call_timeout(Duration::from_secs(30))
+///     .tool(echo)
+///     .build()?;
+/// let out = registry.call("echo", json!({"text": "hi"}), &ToolContext::new()).await?;
+/// assert_eq!(out, "hi");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 #[derive(Debug)]
 pub struct RegistryBuilder {
     linked: bool,

@@ -7,7 +7,8 @@ use serde_json::Value;
 use crate::config::LazyConfig;
 use crate::registry::Registry;
 
-/// A tokenizer.
+/// A tokenizer: use [`O200kBase`](Self::O200kBase) for current OpenAI
+/// models and as an estimate for others (BENCHMARKS.md counts with it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoding {
     /// GPT-4o, GPT-4.1, o-series and later.
@@ -38,7 +39,8 @@ impl Encoding {
     }
 }
 
-/// Tokens of what one request sends.
+/// Tokens of what one request sends: measure a prompt before choosing
+/// lazy loading or core tools, or to report what a request cost.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RequestTokens {
     /// Number of tool specs sent.
@@ -84,7 +86,19 @@ impl RequestTokens {
     }
 }
 
-/// Eager against lazy for one registry and encoding.
+/// Eager against lazy for one registry and encoding: what [`compare`]
+/// returns, to see what lazy loading saves on your own catalog.
+///
+/// ```
+/// use optimclaw::tokens::{Encoding, compare};
+/// use optimclaw::{LazyConfig, Registry};
+///
+/// let registry = Registry::from_linked()?;
+/// let c = compare(&registry, &LazyConfig::lazy(), Encoding::O200kBase);
+/// println!("eager {} tokens, lazy {} ({:.0} % less)",
+///     c.eager.total(), c.lazy.total(), 100.0 * c.reduction());
+/// # Ok::<(), optimclaw::RegistryError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
     /// The encoding counted with.

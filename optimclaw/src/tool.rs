@@ -59,7 +59,10 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 
 /// Handles calls of a dynamic tool (an MCP server's tool, a WASM module…).
 ///
-/// Implemented for every `Fn(ToolContext, Value) -> impl Future` closure.
+/// Implemented for every `Fn(ToolContext, Value) -> impl Future` closure:
+/// pass a closure to [`DynamicTool::handler`]. Implement it on a type of
+/// your own when the handler holds state worth naming (a connection, a
+/// compiled module).
 pub trait ToolHandler: Send + Sync + 'static {
     /// Starts a call with JSON arguments.
     fn call(&self, ctx: ToolContext, args: Value) -> ToolFuture;
@@ -85,7 +88,9 @@ pub(crate) enum Handler {
     None,
 }
 
-/// Where a registered tool comes from.
+/// Where a registered tool comes from: read it to tell the program's own
+/// tools from imported ones (to show provenance, or to trust them
+/// differently).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ToolOrigin {
     /// A `#[tool]` function.
@@ -250,7 +255,9 @@ impl fmt::Debug for DynamicTool {
     }
 }
 
-/// One tool in a [`Registry`](crate::Registry), with its schemas materialised.
+/// One tool in a [`Registry`](crate::Registry), with its schemas
+/// materialised. Get one with [`Registry::get`](crate::Registry::get) to read
+/// its name, schemas or kind; call it through the registry or a session.
 pub struct Tool {
     name: String,
     description: String,

@@ -21,7 +21,9 @@ pub const MAX_QUERY_CHARS: usize = 1024;
 /// Most tools one answer returns.
 pub const MAX_RESULTS: usize = 20;
 
-/// One tool in a `tool_info` answer.
+/// One tool in a `tool_info` answer. Read answers with
+/// [`ToolInfoAnswer`] when code other than the model consumes `tool_info`
+/// (a UI listing what the model found, a test).
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct ToolInfoEntry {
     /// The tool name.
@@ -61,7 +63,23 @@ pub enum MatchStrength {
     Listed,
 }
 
-/// The answer of `tool_info`.
+/// The answer of `tool_info`, as JSON the model reads; deserialize a
+/// `tool_info` result into it to inspect what was found.
+///
+/// ```
+/// use optimclaw::{LazyConfig, Registry, Session, ToolContext, ToolInfoAnswer};
+/// use serde_json::json;
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let session = Session::new(Registry::builder().lazy(LazyConfig::lazy()).build()?);
+/// let out = session
+///     .call("tool_info", json!({"query": "book a flight to Mars"}), &ToolContext::new())
+///     .await?;
+/// let answer: ToolInfoAnswer = serde_json::from_value(out)?;
+/// assert!(answer.no_match, "no tool here books flights");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 pub struct ToolInfoAnswer {
     /// Matching tools, best first: exact names and the best keyword hits

@@ -46,7 +46,22 @@ pub use openai::tool_search_output;
 pub use strict::{check_strict, strict_schema};
 pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call, render_text};
 
-/// A provider's way of describing tools.
+/// A provider's way of describing tools: pick the one of the endpoint a
+/// request goes to, and render a [`Prompt`](crate::prompt::Prompt) or a
+/// [`Session`] in it.
+///
+/// ```
+/// use optimclaw::provider::{Dialect, RenderOptions};
+/// use optimclaw::{LazyConfig, Registry, Session};
+///
+/// let registry = Registry::builder().lazy(LazyConfig::lazy()).build()?;
+/// let session = Session::new(registry);
+/// let rendered = session.render(Dialect::Anthropic, RenderOptions::default())?;
+/// // `rendered.tools` is the request's `tools` array; `rendered.system`
+/// // the note to append to the system prompt.
+/// assert!(rendered.tools.iter().any(|t| t["name"] == "tool_info"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// OpenAI chat completions (and compatible servers).
@@ -147,7 +162,8 @@ pub struct RenderOptions {
     pub examples_in_description: bool,
 }
 /// A prompt in one dialect: the request's `tools` array and the text for
-/// the system prompt.
+/// the system prompt. Put both into the request as they are (see
+/// [`Dialect`] for an example).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rendered {
     /// The dialect.

@@ -23,7 +23,10 @@ use text::deletes;
 pub use text::{analyze, split_words};
 
 /// Field weights of BM25F. Names say the most about a tool; parameter
-/// descriptions the least.
+/// descriptions the least. Change them with
+/// [`RegistryBuilder::search_weights`](crate::RegistryBuilder::search_weights)
+/// when your catalog's names say little (generated names, ids), and check
+/// the change with `bash bench/retrieval.sh` on your own queries.
 #[derive(Clone, Copy, Debug)]
 pub struct Weights {
     /// Parts of the tool name (`job_create` → `job`, `create`).
@@ -64,7 +67,9 @@ const TYPO_FACTOR: f32 = 0.6;
 /// Bonus per share of a tool's name parts that the query mentions.
 const NAME_COVERAGE: f32 = 1.5;
 
-/// A ranked match.
+/// A ranked match, as [`SearchIndex::search`] returns it. Use
+/// [`strength`](Self::strength), not [`score`](Self::score), to judge
+/// whether a hit is good enough: only strength compares across queries.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hit {
     /// Index of the tool in the registry's tool list.
@@ -95,7 +100,8 @@ pub const STRONG_MATCH: f32 = 0.65;
 /// The largest score margin [`Hit::strength`] counts.
 const MAX_MARGIN: f32 = 2.0;
 
-/// What narrows a search beyond its keywords.
+/// What narrows a search beyond its keywords: `tool_info`'s `+word`,
+/// `-word` and scope, for [`SearchIndex::search_with`].
 #[derive(Clone, Copy, Default)]
 pub struct Constraints<'a> {
     /// Words every hit must contain (analysed like the query: stemmed).
@@ -116,7 +122,28 @@ pub struct Ranking {
     pub unmatched: Vec<String>,
 }
 
-/// The keyword index over a set of tools.
+/// The keyword index over a set of tools. Every [`Registry`](crate::Registry)
+/// builds one (see [`Registry::search_index`](crate::Registry::search_index));
+/// use it directly to rank tools without going through `tool_info`.
+///
+/// ```
+/// use optimclaw::{DynamicTool, Registry, ToolKind};
+/// use serde_json::json;
+///
+/// let tool = |name: &str, description: &str| {
+///     DynamicTool::new(name, description, json!({"type": "object"})).kind(ToolKind::Deferred)
+/// };
+/// let registry = Registry::builder()
+///     .without_linked()
+///     .tools([
+///         tool("weather_forecast", "Weather forecast for a city."),
+///         tool("stock_price", "Latest price of a stock."),
+///     ])
+///     .build()?;
+/// let hits = registry.search_index().search("forecast for Paris", 5);
+/// assert_eq!(registry.tools()[hits[0].tool].name(), "weather_forecast");
+/// # Ok::<(), optimclaw::RegistryError>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct SearchIndex {
     /// Registry index of each document.
