@@ -11,7 +11,9 @@ use crate::error::ToolError;
 
 type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
-/// Rewrites a text a tool returned: `None` keeps it as it is.
+/// Rewrites a text a tool returned: `None` keeps it as it is. Give one to
+/// [`ToolContext::with_output_filter`] (which has an example) to redact
+/// what no tool result may show.
 pub type OutputFilter = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// What a tool can reach besides its arguments: shared values by type (a

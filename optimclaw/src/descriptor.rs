@@ -33,7 +33,8 @@ pub enum ToolKind {
 /// confirm or retry (MCP tool annotations). `None` is "not said": MCP's
 /// defaults apply (a tool may change things, destructively, and reach the
 /// outside world). Hints, not guarantees: clients must not trust them from
-/// servers they do not trust.
+/// servers they do not trust. Set them with `#[tool(read_only)]`,
+/// `#[tool(destructive)]`, `#[tool(idempotent)]`, `#[tool(open_world)]`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ToolHints {
     /// Changes nothing (`#[tool(read_only)]`).
@@ -53,7 +54,8 @@ impl ToolHints {
     }
 }
 
-/// Where a linked tool was defined.
+/// Where a linked tool was defined: registry errors name it, so a bad
+/// tool among hundreds is found at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SourceLocation {
     /// `file!()` of the function.

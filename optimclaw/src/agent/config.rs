@@ -11,7 +11,9 @@ use crate::provider::Dialect;
 
 use super::AgentError;
 
-/// The wire format of a model endpoint.
+/// The wire format of a model endpoint: [`OpenAiChat`](Self::OpenAiChat)
+/// for OpenAI and the servers that copy its API (vLLM, llama.cpp, Ollama),
+/// [`AnthropicMessages`](Self::AnthropicMessages) for Anthropic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WireFormat {
     /// OpenAI-compatible `POST {base}/chat/completions`.
@@ -127,7 +129,9 @@ impl fmt::Debug for ApiKey {
 /// The variable naming the model, for both wire formats.
 pub const MODEL_VAR: &str = "OPTIMCLAW_MODEL";
 
-/// Which endpoint, model and key.
+/// Which endpoint, model and key. [`from_env`](Self::from_env) reads what
+/// users expect (`OPENAI_API_KEY`, `OPENAI_BASE_URL`…); build one with
+/// [`new`](Self::new) when the program holds its own configuration.
 #[derive(Clone, Debug)]
 pub struct ModelConfig {
     /// The wire format.
@@ -233,7 +237,21 @@ impl ModelConfig {
     }
 }
 
-/// How the loop behaves.
+/// How the loop behaves. The defaults suit an interactive assistant;
+/// change them with the setters:
+///
+/// ```
+/// use std::time::Duration;
+/// use optimclaw::agent::AgentOptions;
+/// use optimclaw::LoadStrategy;
+///
+/// let options = AgentOptions::default()
+///     .system("You are a careful assistant.")
+///     .strategy(LoadStrategy::Bridge)
+///     .max_steps(20)
+///     .call_timeout(Duration::from_secs(120));
+/// assert_eq!(options.max_steps, 20);
+/// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct AgentOptions {

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use crate::provider::SchemaError;
 
 /// What went wrong talking to the model. The transcript is kept whatever
-/// the error.
+/// the error: show it to the user, then [`Agent::resume`](crate::agent::Agent::resume)
+/// or send the next message; [`kind`](Self::kind) tells retryable network
+/// trouble from a key or request the endpoint refused.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum AgentError {

@@ -61,7 +61,8 @@ use guard::SearchGuard;
 pub use http::describe_http_error;
 pub use transcript::{AgentEvent, Reply, RequestUsage, ToolCallRequest, ToolOutcome, Turn};
 
-/// Cancels whatever [`Agent::send`] is running, from another task.
+/// Cancels whatever [`Agent::send`] is running, from another task: keep
+/// one in a Ctrl-C handler or a UI's stop button.
 #[derive(Clone, Debug, Default)]
 pub struct CancelHandle(Arc<Mutex<CancellationToken>>);
 
@@ -84,7 +85,10 @@ impl CancelHandle {
     }
 }
 
-/// A conversation with a model, with the session's tools.
+/// A conversation with a model, with the session's tools. Use it when the
+/// program talks to the model itself; an MCP host or another agent
+/// framework (rig) runs its own loop. See the [module docs](self) for an
+/// example.
 pub struct Agent {
     session: Session,
     model: ModelConfig,

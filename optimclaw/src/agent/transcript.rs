@@ -37,7 +37,8 @@ pub struct ToolOutcome {
     pub blocks: Option<Value>,
 }
 
-/// One turn of the conversation.
+/// One turn of the conversation, as [`Agent::transcript`](crate::agent::Agent::transcript)
+/// returns them: store them to show or audit a conversation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Turn {
     /// The user's message.
@@ -57,7 +58,8 @@ pub enum Turn {
 }
 
 /// Token use reported by the endpoint for one request, beside what the
-/// tools cost.
+/// tools cost: read [`Agent::usage`](crate::agent::Agent::usage) to see
+/// what a conversation cost and what lazy loading saved.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RequestUsage {
     /// 1-based request number within the agent.
@@ -92,7 +94,9 @@ pub struct Reply {
     pub tool_calls: usize,
 }
 
-/// Something the loop did, for a progress display.
+/// Something the loop did, for a progress display: pass a closure to
+/// [`Agent::send_with`](crate::agent::Agent::send_with) to show tool calls
+/// as they happen.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum AgentEvent<'a> {

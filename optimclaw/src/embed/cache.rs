@@ -18,7 +18,10 @@ use super::{EmbedError, Embedder};
 
 const MAGIC: &[u8; 4] = b"OCEV";
 
-/// A folder of cached vectors.
+/// A folder of cached vectors, keyed by embedder id and text hash: keep
+/// one so that a program's start-up does not embed the whole catalog
+/// again (only new or changed tools are embedded). Files that do not read
+/// back are ignored and rewritten.
 #[derive(Clone, Debug)]
 pub struct EmbeddingCache {
     dir: PathBuf,

@@ -16,7 +16,19 @@ use super::{EmbedError, Embedder};
 /// Inputs per request.
 const BATCH: usize = 128;
 
-/// Vectors from an embeddings endpoint.
+/// Vectors from an OpenAI-compatible embeddings endpoint (OpenAI, Ollama,
+/// vLLM, llama.cpp, text-embeddings-inference): use it when such a server
+/// is at hand and the `minilm` feature's build time is not worth it.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use optimclaw::embed::HttpEmbedder;
+/// use optimclaw::Registry;
+///
+/// let embedder = HttpEmbedder::new("http://127.0.0.1:11434/v1", "all-minilm");
+/// let registry = Registry::builder().embedder(Arc::new(embedder)).build()?;
+/// # Ok::<(), optimclaw::RegistryError>(())
+/// ```
 pub struct HttpEmbedder {
     url: String,
     model: String,

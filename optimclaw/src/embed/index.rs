@@ -17,7 +17,9 @@ pub fn tool_text(tool: &Tool) -> String {
 
 /// Unit vectors of a set of tools, searched by brute-force cosine (a few
 /// milliseconds at 10k tools of 384 dimensions: no approximate index
-/// needed at catalog sizes).
+/// needed at catalog sizes). A registry builds its own; build one yourself
+/// to rank tools by meaning outside `tool_info` (or to measure an
+/// embedder, as the `semantic` bench does).
 #[derive(Clone, Debug, Default)]
 pub struct SemanticIndex {
     /// Registry index of each row.
@@ -120,7 +122,10 @@ impl SemanticIndex {
     }
 }
 
-/// How keyword and vector rankings are combined.
+/// How keyword and vector rankings are combined. Keep the default
+/// (weighted, 0.4 for vectors: the best on bfcl-dev, BENCHMARKS.md §2b);
+/// try [`Rrf`](Self::Rrf) when your embedder's cosines are on an unusual
+/// scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Fusion {
     /// Reciprocal rank fusion: `Σ 1 / (k + rank)` over both lists.

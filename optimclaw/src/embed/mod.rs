@@ -41,6 +41,37 @@ pub use search::{POOL, STRONG_COSINE, STRONG_KEYWORDS, SemanticConfig};
 /// Calls are synchronous: an implementation doing network I/O blocks the
 /// calling thread (`tool_info` runs it on a blocking thread when called
 /// through a session or agent).
+///
+/// Implement it to use a model the crate does not ship (a local ONNX
+/// model, a provider SDK); otherwise take [`HttpEmbedder`] or [`MiniLm`].
+///
+/// ```
+/// use std::sync::Arc;
+/// use optimclaw::embed::{EmbedError, Embedder, SemanticConfig};
+/// use optimclaw::Registry;
+///
+/// /// Counts a few words: a stand-in for a real model.
+/// struct WordCounts;
+///
+/// impl Embedder for WordCounts {
+///     fn id(&self) -> &str {
+///         "word-counts-v1"
+///     }
+///     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+///         let words = ["weather", "stock", "file"];
+///         Ok(texts
+///             .iter()
+///             .map(|t| words.iter().map(|w| t.matches(w).count() as f32).collect())
+///             .collect())
+///     }
+/// }
+///
+/// let mut config = SemanticConfig::new(Arc::new(WordCounts));
+/// config.cache = None; // nothing written to disk
+/// let registry = Registry::builder().semantic(config).build()?;
+/// assert!(registry.has_vector_search());
+/// # Ok::<(), optimclaw::RegistryError>(())
+/// ```
 pub trait Embedder: Send + Sync {
     /// Names the model and its settings: vectors cached under one id are
     /// never reused under another. Change it when the vectors change.
@@ -50,7 +81,10 @@ pub trait Embedder: Send + Sync {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
 }
 
-/// Why embedding failed.
+/// Why embedding failed: return it from [`Embedder::embed`] with a message
+/// that says what to do (a missing file, an endpoint that refused). At
+/// build it fails the registry; for a query `tool_info` falls back to
+/// keywords and reports it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmbedError(String);
 

@@ -11,7 +11,12 @@ use crate::tool::Tool;
 pub const POOL: usize = 50;
 
 /// How a registry searches with vectors
-/// ([`RegistryBuilder::embedder`](crate::RegistryBuilder::embedder)).
+/// ([`RegistryBuilder::embedder`](crate::RegistryBuilder::embedder)). Give
+/// one to [`RegistryBuilder::semantic`](crate::RegistryBuilder::semantic)
+/// to change the fusion, the cache folder or the thresholds (those must be
+/// re-chosen for another model than all-MiniLM-L6-v2: `bash
+/// bench/semantic.sh` prints the curve). See [`Embedder`](super::Embedder)
+/// for an example.
 #[derive(Clone)]
 pub struct SemanticConfig {
     /// Embeds tools and queries.

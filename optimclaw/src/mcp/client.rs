@@ -22,7 +22,10 @@ use crate::manifest::cap_description;
 use crate::schema::check_instance;
 use crate::tool::{DynamicTool, examples_in_entry, is_valid_tool_name};
 
-/// One entry of the common `mcpServers` config shape.
+/// One entry of the common `mcpServers` config shape: a stdio server
+/// (`command`, `args`, `env`) or a streamable HTTP one (`url`, `headers`).
+/// Read a whole file with [`load_servers_file`], or build one in code for
+/// [`McpClient::connect`].
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 pub struct ServerConfig {
     /// The program of a stdio server.
@@ -98,7 +101,9 @@ fn expand_env(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// `{"mcpServers": {name: ServerConfig}}`.
+/// `{"mcpServers": {name: ServerConfig}}`: the file Claude Desktop, Cursor
+/// and most MCP hosts use, so users can point the program at the file they
+/// already have.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 pub struct ServersFile {
     /// Servers by name.
@@ -114,7 +119,9 @@ pub fn load_servers_file(path: &Path) -> Result<ServersFile, String> {
         .map_err(|e| format!("{} is not a valid mcpServers file: {e}", path.display()))
 }
 
-/// Limits of an imported server.
+/// Limits of an imported server. The defaults suit most servers; lower
+/// `call_timeout` for servers that should answer at once, raise it for
+/// long-running ones.
 #[derive(Clone, Debug)]
 pub struct McpClientOptions {
     /// Time limit of one call (a hung server fails the call, not the program).
@@ -153,7 +160,28 @@ impl ClientHandler for Watcher {
 type Connection = RunningService<RoleClient, Watcher>;
 
 /// A connection to one MCP server, restarted on the next call after it
-/// exits or hangs.
+/// exits or hangs. Use it to give a model another server's tools: they join
+/// a registry as deferred tools named `server__tool`, found through
+/// `tool_info` like the program's own.
+///
+/// ```no_run
+/// use optimclaw::mcp::{McpClient, McpClientOptions, ServerConfig};
+/// use optimclaw::Registry;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let config = ServerConfig {
+///     command: Some("uvx".into()),
+///     args: vec!["mcp-server-time".into()],
+///     ..ServerConfig::default()
+/// };
+/// let time = McpClient::connect("time", config, McpClientOptions::default()).await?;
+/// let (tools, skipped) = time.dynamic_tools();
+/// for reason in skipped {
+///     eprintln!("not imported: {reason}");
+/// }
+/// let registry = Registry::builder().tools(tools).build()?;
+/// # Ok(()) }
+/// ```
 pub struct McpClient {
     name: String,
     config: ServerConfig,

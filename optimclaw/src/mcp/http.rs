@@ -22,9 +22,11 @@ use super::server::McpServer;
 
 type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
-/// How much an HTTP server holds at once. The defaults keep a flood of
-/// `initialize` requests under about 0.5 GB and release it as sessions
-/// expire; raise them for servers with many long-lived clients.
+/// How much an HTTP server holds at once, for
+/// [`McpServer::serve_http_with`](super::McpServer::serve_http_with). The
+/// defaults keep a flood of `initialize` requests under about 0.5 GB and
+/// release it as sessions expire; raise them for servers with many
+/// long-lived clients, or run stateless replicas behind a load balancer.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct HttpLimits {

@@ -62,6 +62,22 @@ struct Connection {
 /// [`set_registry`](Self::set_registry) swaps the registry under running
 /// connections (e.g. when an imported MCP server's tools changed) and tells
 /// clients with `notifications/tools/list_changed`.
+///
+/// Use it to give MCP hosts (Claude Desktop, IDEs, other agents) the
+/// program's tools; over HTTP every request needs a key.
+///
+/// ```no_run
+/// use optimclaw::mcp::{HttpAuth, McpServer};
+/// use optimclaw::{Registry, ToolContext};
+/// use tokio_util::sync::CancellationToken;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let server = McpServer::new(Registry::from_linked()?, ToolContext::new());
+/// let auth = HttpAuth::from_env().ok_or("set OPTIMCLAW_MCP_TOKEN")??;
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8931").await?;
+/// server.serve_http(listener, CancellationToken::new(), auth).await?;
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,

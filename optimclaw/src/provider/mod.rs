@@ -47,7 +47,7 @@ pub use strict::{check_strict, strict_schema};
 pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call, render_text};
 
 /// A provider's way of describing tools: pick the one of the endpoint a
-/// request goes to, and render a [`Prompt`](crate::prompt::Prompt) or a
+/// request goes to, and render a [`Prompt`] or a
 /// [`Session`] in it.
 ///
 /// ```
@@ -120,7 +120,10 @@ impl fmt::Display for Dialect {
     }
 }
 
-/// A schema a dialect cannot express.
+/// A schema a dialect cannot express (a recursive type for Gemini, a
+/// shape strict mode refuses). Rendering fails instead of sending a schema
+/// the provider would reject; change the tool's argument type, or use
+/// another dialect for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaError {
     /// The tool.
@@ -145,7 +148,9 @@ impl fmt::Display for SchemaError {
 
 impl std::error::Error for SchemaError {}
 
-/// How a prompt is rendered.
+/// How a prompt is rendered. The default suits most requests; turn on
+/// `examples_in_description` when a model keeps calling a tool wrongly and
+/// its examples would show how.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RenderOptions {
     /// Use the provider's own deferral instead of `tool_info` (Anthropic:

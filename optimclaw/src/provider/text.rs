@@ -108,7 +108,19 @@ fn compact(schema: &Value) -> String {
     cut
 }
 
-/// A tool call parsed from a text model's reply.
+/// A tool call parsed from a text model's reply by [`parse_text_call`]:
+/// for models without native tool calling, rendered with
+/// [`Dialect::Text`](super::Dialect::Text).
+///
+/// ```
+/// use optimclaw::provider::parse_text_call;
+///
+/// let reply = "```json\n{\"tool\": \"calculate\", \"arguments\": {\"expression\": \"6*7\"}}\n```";
+/// let call = parse_text_call(reply)?.expect("a call");
+/// assert_eq!(call.tool, "calculate");
+/// assert!(parse_text_call("The answer is 42.")?.is_none());
+/// # Ok::<(), optimclaw::provider::TextCallError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct TextCall {
     /// The tool name.

@@ -59,7 +59,9 @@ use std::path::{Path, PathBuf};
 use cgroup::PidsCgroup;
 use child::ChildPlan;
 
-/// Resource limits for a sandboxed program and everything it starts.
+/// Resource limits for a sandboxed program and everything it starts. The
+/// defaults suit short shell commands; raise them for builds or data work
+/// (a compiler needs more address space and CPU time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
     /// CPU seconds per process (`RLIMIT_CPU`).
@@ -89,7 +91,9 @@ impl Default for Limits {
     }
 }
 
-/// Why a program was not started in the sandbox.
+/// Why a program was not started in the sandbox. Show it to the user as
+/// it is: it says what the kernel lacks and how to run anyway, if they
+/// choose to. Never fall back to running unconfined on your own.
 #[derive(Debug)]
 pub struct SandboxError {
     message: String,
@@ -120,7 +124,9 @@ pub enum ProcessCap {
     UserNamespace,
 }
 
-/// What this kernel and this process offer to [`Sandbox`].
+/// What this kernel and this process offer to [`Sandbox`]: check it at
+/// start-up ([`Sandbox::support`]) to tell the user early, and print it in
+/// a status report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Support {
     /// The kernel's Landlock ABI version (`None`: no Landlock).
@@ -184,7 +190,9 @@ impl fmt::Display for Support {
     }
 }
 
-/// What a sandboxed program may touch. See the [module docs](self).
+/// What a sandboxed program may touch: use it for every tool that runs a
+/// program on the model's behalf. See the [module docs](self) for an
+/// example.
 #[derive(Clone, Debug)]
 pub struct Sandbox {
     read_only: Vec<PathBuf>,

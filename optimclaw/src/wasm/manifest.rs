@@ -4,7 +4,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-/// The manifest beside a module.
+/// The manifest beside a module (`NAME.json` beside `NAME.wasm`); the
+/// [module docs](super) show one. Read by [`WasmRuntime`](super::WasmRuntime);
+/// build one in code for [`WasmRuntime::tool`](super::WasmRuntime::tool).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WasmManifest {

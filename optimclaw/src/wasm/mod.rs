@@ -69,6 +69,8 @@ pub use manifest::{DirRequest, ManifestLimits, Permissions, WasmManifest};
 use run::{Runner, Sandbox, State, root_cause};
 
 /// Per-call limits: the most any module gets (a manifest may lower them).
+/// Lower them for untrusted modules; raise one only when a module you trust
+/// needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WasmLimits {
@@ -123,7 +125,8 @@ impl WasmLimits {
     }
 }
 
-/// What the user lets manifests ask for. Nothing by default.
+/// What the user lets manifests ask for. Nothing by default: fill it from
+/// the user's own settings (command-line flags), never from a manifest.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WasmGrants {
     /// Environment variables a module may ask for (their host values).
@@ -132,7 +135,8 @@ pub struct WasmGrants {
     pub dirs: Vec<PathBuf>,
 }
 
-/// Why a module could not become a tool.
+/// Why a module could not become a tool; it names the file. Report it
+/// and go on: the other modules of a folder still load.
 #[derive(Debug)]
 pub struct WasmError {
     /// The file concerned.
@@ -158,7 +162,23 @@ pub struct WasmLoad {
     pub errors: Vec<WasmError>,
 }
 
-/// Compiles and runs WebAssembly tools. Cloning shares the engine.
+/// Compiles and runs WebAssembly tools. Cloning shares the engine. Use it
+/// to let users add tools written in any language that compiles to WASI,
+/// without trusting them with the host.
+///
+/// ```no_run
+/// use std::path::Path;
+/// use optimclaw::wasm::WasmRuntime;
+/// use optimclaw::Registry;
+///
+/// let runtime = WasmRuntime::sandboxed()?;
+/// let loaded = runtime.load_dir(Path::new("tools"));
+/// for error in &loaded.errors {
+///     eprintln!("{error}");
+/// }
+/// let registry = Registry::builder().tools(loaded.tools).build()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct WasmRuntime {
     engine: Engine,
