@@ -56,6 +56,12 @@ struct Cli {
     /// Let WASM tools whose manifest asks for this folder (or one below it) see it (repeatable).
     #[arg(long = "wasm-grant-dir", global = true)]
     wasm_grant_dir: Vec<PathBuf>,
+    /// tool_info also searches by meaning, with vectors from this OpenAI-compatible embeddings endpoint (base URL, e.g. http://127.0.0.1:11434/v1; key in $OPTIMCLAW_EMBED_API_KEY; needs --embed-model).
+    #[arg(long = "embed-url", global = true)]
+    embed_url: Option<String>,
+    /// The embeddings endpoint's model (with --embed-url).
+    #[arg(long = "embed-model", global = true)]
+    embed_model: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -195,6 +201,8 @@ async fn run(cli: Cli) -> Result<(), String> {
     config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
     let mut extra = tools::manifest_tools(&cli.manifests)?;
     let wasm_dir = cli.wasm_dir.clone().unwrap_or_else(|| home.join("wasm"));
+    let semantic =
+        tools::semantic_search(cli.embed_url.as_deref(), cli.embed_model.as_deref(), &home)?;
     let clients = match &cli.mcp_config {
         Some(path) => tools::mcp_clients(path).await?,
         None => Vec::new(),
@@ -215,6 +223,10 @@ async fn run(cli: Cli) -> Result<(), String> {
         } else {
             builder.without_linked().tools(extra)
         };
+        let builder = match semantic {
+            Some(config) => builder.semantic(config),
+            None => builder,
+        };
         let registry = builder.build().map_err(|e| e.to_string())?;
         return cli::search::search(&registry, query, max_results, batch);
     }
@@ -224,7 +236,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         &cli.wasm_grant_dir,
     )?);
     let lazy = LazyConfig::from_env().map_err(|e| e.to_string())?;
-    let registry = tools::build_registry(lazy.clone(), &extra, &clients)?;
+    let registry = tools::build_registry(lazy.clone(), &extra, &clients, semantic.as_ref())?;
     let app = App::open(config)?;
     let ctx = app.context();
     match command {
@@ -233,6 +245,11 @@ async fn run(cli: Cli) -> Result<(), String> {
             note_budget,
         } => {
             cli::report::report(&registry, &provider, note_budget)?;
+            cli::report::search(
+                &registry,
+                cli.embed_url.as_deref(),
+                cli.embed_model.as_deref(),
+            );
             cli::report::sandbox(&app);
             Ok(())
         }
@@ -283,6 +300,7 @@ async fn run(cli: Cli) -> Result<(), String> {
                 lazy,
                 extra,
                 clients,
+                semantic,
                 limits,
                 max_calls,
                 list_changed,

@@ -14,6 +14,12 @@ that play a model using lazy tools:
    `call_tool`;
 3. the calculator answered: reply with its result.
 
+It also serves OpenAI-compatible embeddings (POST /v1/embeddings, body
+checked with the SDK's types) for `--embed-url`: a stand-in for a model
+that knows synonyms, so that a query sharing no word with a tool can still
+be near it. Each text becomes counts over word groups (`MEANINGS`) plus a
+hashed bag of its other words.
+
 Usage: fake_model.py PORT_FILE   (binds 127.0.0.1:0, writes the port there)
 """
 import json
@@ -25,9 +31,30 @@ from pydantic import TypeAdapter
 
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
+from openai.types.embedding_create_params import EmbeddingCreateParams
 
 OPENAI = TypeAdapter(CompletionCreateParamsNonStreaming)
 ANTHROPIC = TypeAdapter(MessageCreateParamsNonStreaming)
+EMBEDDINGS = TypeAdapter(EmbeddingCreateParams)
+
+# Words that mean alike, for the stand-in embedder.
+MEANINGS = [
+    {"clock", "hour", "hours", "time", "timezone", "zone", "zones", "tokyo", "o'clock"},
+    {"arithmetic", "sum", "multiply", "math", "calculate", "expression", "total"},
+]
+HASHED = 64
+
+
+def embed(text):
+    words = re.findall(r"[a-z']+", text.lower())
+    vector = [0.0] * (len(MEANINGS) + HASHED)
+    for word in words:
+        groups = [i for i, group in enumerate(MEANINGS) if word in group]
+        for i in groups:
+            vector[i] += 4.0
+        if not groups:
+            vector[len(MEANINGS) + sum(word.encode()) % HASHED] += 1.0
+    return vector
 
 
 def consume(value):
@@ -78,6 +105,14 @@ class Handler(BaseHTTPRequestHandler):
                     return self.reply(401, {"error": {"message": "bad key"}})
                 consume(OPENAI.validate_python(body))
                 return self.openai(body)
+            if self.path == "/v1/embeddings":
+                if self.headers.get("authorization") != "Bearer sk-fake-key":
+                    return self.reply(401, {"error": {"message": "bad key"}})
+                EMBEDDINGS.validate_python(body)
+                texts = [body["input"]] if isinstance(body["input"], str) else body["input"]
+                data = [{"object": "embedding", "index": i, "embedding": embed(t)} for i, t in enumerate(texts)]
+                return self.reply(200, {"object": "list", "data": data, "model": body["model"],
+                                        "usage": {"prompt_tokens": 0, "total_tokens": 0}})
             if self.path == "/v1/messages":
                 if self.headers.get("x-api-key") != "sk-fake-key":
                     return self.reply(401, {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}})

@@ -57,6 +57,19 @@ pub fn measure(
     ))
 }
 
+/// How `tool_info` searches: keywords, or keywords and vectors.
+pub fn search(registry: &Registry, url: Option<&str>, model: Option<&str>) {
+    if registry.has_vector_search() {
+        out!(
+            "tool_info search: keywords + vectors ({} at {})",
+            model.unwrap_or_default(),
+            url.unwrap_or_default()
+        );
+    } else {
+        out!("tool_info search: keywords (vectors: --embed-url URL --embed-model NAME)");
+    }
+}
+
 /// `report`: eager against lazy, in tokens, for both encodings.
 pub fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Result<(), String> {
     let dialect = dialect(provider)?;

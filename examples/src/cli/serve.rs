@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use std::path::{Path, PathBuf};
 
+use optimclaw::embed::SemanticConfig;
 use optimclaw::mcp::{HttpAuth, HttpLimits, McpClient, McpServer, TOKEN_ENV};
 use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
 
@@ -22,6 +23,8 @@ pub struct ServeOptions {
     pub extra: Vec<DynamicTool>,
     /// Imported MCP servers.
     pub clients: Vec<Arc<McpClient>>,
+    /// Vector search, for rebuilds.
+    pub semantic: Option<SemanticConfig>,
     /// Sessions, idle time, request size and stateless mode (HTTP only).
     pub limits: HttpLimits,
     /// Tool calls running at once, over every client.
@@ -57,6 +60,7 @@ pub async fn serve(
         lazy,
         extra,
         clients,
+        semantic,
         limits,
         max_calls,
         list_changed,
@@ -70,16 +74,25 @@ pub async fn serve(
     }
     // An imported server's tools changed: rebuild and tell our clients.
     for client in &clients {
-        let (client, all, server, lazy, extra) = (
+        let (client, all, server, lazy, extra, semantic) = (
             client.clone(),
             clients.clone(),
             server.clone(),
             lazy.clone(),
             extra.clone(),
+            semantic.clone(),
         );
         tokio::spawn(async move {
             while client.next_change().await.is_ok() {
-                match build_registry(lazy.clone(), &extra, &all) {
+                // Embedding (if any) blocks: off the runtime's threads.
+                let (lazy, extra, all, semantic) =
+                    (lazy.clone(), extra.clone(), all.clone(), semantic.clone());
+                let rebuilt = tokio::task::spawn_blocking(move || {
+                    build_registry(lazy, &extra, &all, semantic.as_ref())
+                })
+                .await
+                .unwrap_or_else(|e| Err(format!("the rebuild stopped: {e}")));
+                match rebuilt {
                     Ok(registry) => server.set_registry(registry).await,
                     Err(e) => eprintln!("warning: the refreshed tools are invalid: {e}"),
                 }

@@ -1,11 +1,13 @@
 //! What the assistant's registry is built from: the linked catalog, tools
 //! of MCP `tools/list` manifests, WebAssembly modules and imported MCP
-//! servers.
+//! servers; and how `tool_info` searches it (keywords, or keywords and
+//! vectors from an embeddings endpoint).
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use optimclaw::embed::{EmbeddingCache, HttpEmbedder, SemanticConfig};
 use optimclaw::manifest::{ManifestOptions, load_manifest};
 use optimclaw::mcp::{McpClient, McpClientOptions, load_servers_file};
 use optimclaw::{DynamicTool, LazyConfig, Registry};
@@ -80,13 +82,54 @@ pub async fn mcp_clients(path: &std::path::Path) -> Result<Vec<Arc<McpClient>>, 
     Ok(clients)
 }
 
+/// The variable holding the key of `--embed-url`'s endpoint, if it needs one.
+pub const EMBED_KEY_VAR: &str = "OPTIMCLAW_EMBED_API_KEY";
+
+/// Vector search for `tool_info` from `--embed-url` and `--embed-model`:
+/// `None` without a URL (keywords only, the default). Tool vectors are
+/// cached in `HOME/embeddings`, so only new or changed tools are embedded
+/// at the next start.
+pub fn semantic_search(
+    url: Option<&str>,
+    model: Option<&str>,
+    home: &Path,
+) -> Result<Option<SemanticConfig>, String> {
+    let url = match (url, model) {
+        (None, None) => return Ok(None),
+        (None, Some(_)) => {
+            return Err("--embed-model needs --embed-url (the embeddings endpoint's base URL, e.g. http://127.0.0.1:11434/v1)".into());
+        }
+        (Some(_), None) => {
+            return Err(
+                "--embed-url needs --embed-model (the endpoint's model name, e.g. all-minilm)"
+                    .into(),
+            );
+        }
+        (Some(url), Some(_)) => url,
+    };
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(format!(
+            "--embed-url {url:?} is not an http:// or https:// URL (expected the endpoint's base URL, e.g. http://127.0.0.1:11434/v1)"
+        ));
+    }
+    let mut embedder = HttpEmbedder::new(url, model.unwrap_or_default());
+    if let Some(key) = std::env::var(EMBED_KEY_VAR).ok().filter(|k| !k.is_empty()) {
+        embedder = embedder.with_api_key(key);
+    }
+    let mut config = SemanticConfig::new(Arc::new(embedder));
+    config.cache = Some(EmbeddingCache::new(home.join("embeddings")));
+    Ok(Some(config))
+}
+
 /// The registry: linked tools, manifest tools, then the MCP servers' tools
 /// as deferred `server__tool`s. A remote tool whose name is taken is left
-/// out: it never shadows a local tool or another server's.
+/// out: it never shadows a local tool or another server's. With `semantic`,
+/// `tool_info` also ranks by vectors (the deferred tools are embedded now).
 pub fn build_registry(
     lazy: LazyConfig,
     manifest: &[DynamicTool],
     clients: &[Arc<McpClient>],
+    semantic: Option<&SemanticConfig>,
 ) -> Result<Registry, String> {
     let mut taken: HashSet<String> = optimclaw::linked_tools()
         .map(|d| d.name.to_owned())
@@ -110,9 +153,30 @@ pub fn build_registry(
             }
         }
     }
-    Registry::builder()
-        .lazy(lazy)
-        .tools(tools)
-        .build()
-        .map_err(|e| e.to_string())
+    let mut builder = Registry::builder().lazy(lazy).tools(tools);
+    if let Some(config) = semantic {
+        builder = builder.semantic(config.clone());
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vector_search_flags_come_together_and_name_what_is_missing() {
+        let home = Path::new("/nonexistent");
+        assert!(semantic_search(None, None, home).unwrap().is_none());
+        let err = semantic_search(Some("http://127.0.0.1:1/v1"), None, home).unwrap_err();
+        assert!(err.contains("--embed-model"), "{err}");
+        let err = semantic_search(None, Some("m"), home).unwrap_err();
+        assert!(err.contains("--embed-url"), "{err}");
+        let err = semantic_search(Some("127.0.0.1:1/v1"), Some("m"), home).unwrap_err();
+        assert!(err.contains("not an http"), "{err}");
+        let config = semantic_search(Some("http://127.0.0.1:1/v1"), Some("m"), home)
+            .unwrap()
+            .unwrap();
+        assert_eq!(config.cache.unwrap().dir(), home.join("embeddings"));
+    }
 }
