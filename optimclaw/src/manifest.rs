@@ -121,7 +121,8 @@ pub fn cap_description(text: &str, max: usize) -> String {
 
 /// Reads a manifest file. Tools have no handler: they can be searched and
 /// loaded, and answer a call with a "not callable here" error until one is
-/// attached.
+/// attached. Use it to measure or test lazy loading on another program's
+/// catalog (an MCP server's saved `tools/list`) without running it.
 pub fn load_manifest(
     path: &Path,
     options: &ManifestOptions,

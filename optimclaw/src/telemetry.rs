@@ -40,7 +40,8 @@ pub const CONTENT_ENV: &str = "OPTIMCLAW_TRACE_CONTENT";
 static CONTENT: AtomicU8 = AtomicU8::new(0);
 
 /// Records tool arguments, results and `tool_info` queries on spans (off by
-/// default), redacted and cut.
+/// default), redacted and cut. Turn it on while debugging a conversation,
+/// or where the trace store may hold users' data; leave it off otherwise.
 pub fn record_content(on: bool) {
     CONTENT.store(if on { 2 } else { 1 }, Ordering::Relaxed);
 }

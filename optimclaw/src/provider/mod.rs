@@ -304,7 +304,9 @@ fn mark_deferred(spec: &mut Value) {
 }
 
 /// One tool in a dialect (not [`Dialect::Text`], which renders whole
-/// prompts; for it this returns the canonical spec).
+/// prompts; for it this returns the canonical spec). Use it when you
+/// assemble a request's tools yourself; [`Prompt::render`] does it for a
+/// whole prompt.
 pub fn tool_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
     tool_spec_with(tool, dialect, RenderOptions::default())
 }
