@@ -124,6 +124,33 @@ fn a_capability_nobody_has_is_a_plain_no_match() {
 }
 
 #[test]
+fn small_catalogs_judge_matches_like_large_ones() {
+    // In a catalog of a few tools every word is common, so a word no tool
+    // has must not outweigh the words that matched (BM25's idf of an
+    // unknown word is ln 4 against ln 4/3 with one tool).
+    let tool_info = optimclaw::linked_tools()
+        .find(|d| d.name == "tool_info")
+        .unwrap();
+    let registry = Registry::builder()
+        .without_linked()
+        .descriptor(tool_info)
+        .lazy(LazyConfig::lazy())
+        .tools([tool(
+            "echo_json",
+            "Return the arguments it was given, mirrored back as an object.",
+        )])
+        .build()
+        .unwrap();
+    let a = answer(&registry, "mirror my arguments please");
+    assert_eq!(names(&a), ["echo_json"]);
+    assert_eq!(strengths(&a), ["strong"], "{a:?}");
+    assert!(a.tools[0].parameters.is_some());
+    // A query about something else is still no match.
+    let a = answer(&registry, "book a flight to Lisbon");
+    assert!(a.no_match, "{a:?}");
+}
+
+#[test]
 fn nothing_shared_at_all_names_the_nearest_tools() {
     let registry = registry();
     let a = answer(&registry, "quantum chromodynamics");

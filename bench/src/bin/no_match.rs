@@ -170,8 +170,14 @@ fn main() {
     ];
     println!("\n| strength threshold | detected (absent) | false no-match (present) |");
     println!("|---|---|---|");
-    for step in 6..=24 {
-        let t = step as f32 * 0.05;
+    // Every 0.05, and the shipped threshold wherever it falls.
+    let shipped = optimclaw::search::STRONG_MATCH;
+    let mut thresholds: Vec<f32> = (6..=24).map(|step| step as f32 * 0.05).collect();
+    if !thresholds.iter().any(|t| (t - shipped).abs() < 1e-3) {
+        thresholds.push(shipped);
+        thresholds.sort_by(f32::total_cmp);
+    }
+    for t in thresholds {
         let rate = |tops: &[Option<Top>]| {
             100.0
                 * tops
@@ -180,7 +186,7 @@ fn main() {
                     .count() as f64
                 / tops.len().max(1) as f64
         };
-        let mark = if (t - optimclaw::search::STRONG_MATCH).abs() < 1e-3 {
+        let mark = if (t - shipped).abs() < 1e-3 {
             " (shipped)"
         } else {
             ""

@@ -64,9 +64,9 @@ impl fmt::Debug for SemanticConfig {
 }
 
 /// The default of [`SemanticConfig::strong_keywords`].
-pub const STRONG_KEYWORDS: f32 = 0.8;
+pub const STRONG_KEYWORDS: f32 = 0.95;
 /// The default of [`SemanticConfig::strong_cosine`].
-pub const STRONG_COSINE: f32 = 0.48;
+pub const STRONG_COSINE: f32 = 0.45;
 
 /// A registry's semantic search: configuration plus the catalog's vectors.
 pub(crate) struct SemanticSearch {

@@ -92,7 +92,12 @@ impl SearchIndex {
                 wtf[run[0].0 as usize].push((doc, v));
             }
         }
-        index.max_idf = (1.0 + (n_docs as f32 + 0.5) / 0.5).ln();
+        // A word no tool has weighs as much as the rarest word a catalog can
+        // hold (one tool's), not more: BM25's idf of a word in no document
+        // grows without bound against the others in small catalogs (one
+        // tool: ln 4 against ln 4/3), which made any extra word of a query
+        // drown the words that did match.
+        index.max_idf = (1.0 + (n_docs as f32 - 0.5) / 1.5).ln();
         let mut idfs = Vec::with_capacity(wtf.len());
         index.postings = wtf
             .into_iter()

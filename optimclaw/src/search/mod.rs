@@ -95,7 +95,7 @@ pub struct Hit {
 /// below which its best hit means "no tool matches". Chosen on the
 /// no-match set of the bfcl-dev corpus (BENCHMARKS.md): the highest
 /// detection of absent tools with at most 3 % of present ones called absent.
-pub const STRONG_MATCH: f32 = 0.65;
+pub const STRONG_MATCH: f32 = 0.67;
 
 /// The largest score margin [`Hit::strength`] counts.
 const MAX_MARGIN: f32 = 2.0;
