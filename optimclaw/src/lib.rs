@@ -8,6 +8,7 @@ extern crate self as optimclaw;
 
 #[cfg(feature = "agent")]
 pub mod agent;
+mod bridge;
 mod call;
 pub mod config;
 mod context;

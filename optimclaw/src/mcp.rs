@@ -7,8 +7,10 @@ mod auth;
 mod client;
 mod http;
 mod server;
+mod servers;
 
 pub use auth::{HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
-pub use client::{McpClient, McpClientOptions, ServerConfig, ServersFile, load_servers_file};
+pub use client::{McpClient, McpClientOptions};
 pub use http::HttpLimits;
 pub use server::McpServer;
+pub use servers::{ServerConfig, ServersFile, load_servers_file};

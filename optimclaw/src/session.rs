@@ -5,12 +5,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
+use crate::bridge::unpack_bridge_call;
 use crate::call::CallOptions;
 use crate::config::{LazyConfig, LoadStrategy};
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::prompt::{Prompt, canonical_spec};
-use crate::registry::{Registry, unpack_bridge_call};
+use crate::registry::Registry;
 use crate::scope::ToolScope;
 use crate::tool::{CALL_TOOL, TOOL_INFO};
 

@@ -1,18 +1,14 @@
 //! Importing MCP servers' tools as deferred tools named `server__tool`.
 
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use hyper::http::{HeaderName, HeaderValue};
 use rmcp::model::{CallToolRequestParams, ContentBlock, Tool};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, ServiceExt};
-use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Mutex;
 use tracing::Instrument;
@@ -22,102 +18,7 @@ use crate::manifest::cap_description;
 use crate::schema::check_instance;
 use crate::tool::{DynamicTool, examples_in_entry, is_valid_tool_name};
 
-/// One entry of the common `mcpServers` config shape: a stdio server
-/// (`command`, `args`, `env`) or a streamable HTTP one (`url`, `headers`).
-/// Read a whole file with [`load_servers_file`], or build one in code for
-/// [`McpClient::connect`].
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
-pub struct ServerConfig {
-    /// The program of a stdio server.
-    pub command: Option<String>,
-    /// Its arguments.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Its environment variables.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// The URL of a streamable HTTP server.
-    pub url: Option<String>,
-    /// HTTP headers sent with every request to `url`, e.g.
-    /// `{"Authorization": "Bearer ${NODE_A_TOKEN}"}`; `${NAME}` is replaced
-    /// by the environment variable `NAME` (an unset one is an error), so
-    /// tokens need not sit in the file.
-    #[serde(default)]
-    pub headers: BTreeMap<String, String>,
-}
-
-impl ServerConfig {
-    /// The headers with `${NAME}` replaced from the environment: the bearer
-    /// token of an `Authorization: Bearer …` header apart, then the others.
-    fn http_headers(
-        &self,
-    ) -> Result<
-        (
-            Option<String>,
-            std::collections::HashMap<HeaderName, HeaderValue>,
-        ),
-        String,
-    > {
-        let mut bearer = None;
-        let mut others = std::collections::HashMap::new();
-        for (name, value) in &self.headers {
-            let value = expand_env(value).map_err(|var| {
-                format!("header {name}: the environment variable {var} is not set")
-            })?;
-            if name.eq_ignore_ascii_case("authorization")
-                && let Some((scheme, token)) = value.trim().split_once(' ')
-                && scheme.eq_ignore_ascii_case("bearer")
-            {
-                bearer = Some(token.trim().to_owned());
-                continue;
-            }
-            let header = HeaderName::try_from(name.as_str())
-                .map_err(|_| format!("{name:?} is not a valid HTTP header name"))?;
-            let value = HeaderValue::try_from(value).map_err(|_| {
-                format!("header {name}: the value is not a valid HTTP header value")
-            })?;
-            others.insert(header, value);
-        }
-        Ok((bearer, others))
-    }
-}
-
-/// `text` with every `${NAME}` replaced by the environment variable; the
-/// name of the first unset one otherwise.
-fn expand_env(text: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let Some(end) = rest[start..].find('}') else {
-            out.push_str(&rest[start..]);
-            return Ok(out);
-        };
-        let name = &rest[start + 2..start + end];
-        out.push_str(&std::env::var(name).map_err(|_| name.to_owned())?);
-        rest = &rest[start + end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-/// `{"mcpServers": {name: ServerConfig}}`: the file Claude Desktop, Cursor
-/// and most MCP hosts use, so users can point the program at the file they
-/// already have.
-#[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
-pub struct ServersFile {
-    /// Servers by name.
-    #[serde(rename = "mcpServers", default)]
-    pub servers: BTreeMap<String, ServerConfig>,
-}
-
-/// Reads an `mcpServers` config file.
-pub fn load_servers_file(path: &Path) -> Result<ServersFile, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a valid mcpServers file: {e}", path.display()))
-}
+use super::servers::ServerConfig;
 
 /// Limits of an imported server. The defaults suit most servers; lower
 /// `call_timeout` for servers that should answer at once, raise it for
