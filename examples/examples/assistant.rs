@@ -62,6 +62,15 @@ struct Cli {
     /// The embeddings endpoint's model (with --embed-url).
     #[arg(long = "embed-model", global = true)]
     embed_model: Option<String>,
+    /// tool_info reranks its best candidates with this /rerank endpoint (whole URL, e.g. http://127.0.0.1:8080/rerank; Cohere, Jina, Voyage and text-embeddings-inference shapes; key in $OPTIMCLAW_RERANK_API_KEY; needs --rerank-model).
+    #[arg(long = "rerank-url", global = true)]
+    rerank_url: Option<String>,
+    /// tool_info asks this OpenAI-compatible chat model (base URL, e.g. http://127.0.0.1:11434/v1) to pick among its best candidates, or none (needs --rerank-model).
+    #[arg(long = "rerank-chat-url", global = true)]
+    rerank_chat_url: Option<String>,
+    /// The reranking endpoint's model (with --rerank-url or --rerank-chat-url).
+    #[arg(long = "rerank-model", global = true)]
+    rerank_model: Option<String>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -201,8 +210,18 @@ async fn run(cli: Cli) -> Result<(), String> {
     config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
     let mut extra = tools::manifest_tools(&cli.manifests)?;
     let wasm_dir = cli.wasm_dir.clone().unwrap_or_else(|| home.join("wasm"));
-    let semantic =
-        tools::semantic_search(cli.embed_url.as_deref(), cli.embed_model.as_deref(), &home)?;
+    let semantic = tools::SearchStages {
+        semantic: tools::semantic_search(
+            cli.embed_url.as_deref(),
+            cli.embed_model.as_deref(),
+            &home,
+        )?,
+        rerank: tools::reranker(
+            cli.rerank_url.as_deref(),
+            cli.rerank_chat_url.as_deref(),
+            cli.rerank_model.as_deref(),
+        )?,
+    };
     let clients = match &cli.mcp_config {
         Some(path) => tools::mcp_clients(path).await?,
         None => Vec::new(),
@@ -223,10 +242,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         } else {
             builder.without_linked().tools(extra)
         };
-        let builder = match semantic {
-            Some(config) => builder.semantic(config),
-            None => builder,
-        };
+        let builder = semantic.apply(builder);
         let registry = builder.build().map_err(|e| e.to_string())?;
         return cli::search::search(&registry, query, max_results, batch);
     }
@@ -236,7 +252,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         &cli.wasm_grant_dir,
     )?);
     let lazy = LazyConfig::from_env().map_err(|e| e.to_string())?;
-    let registry = tools::build_registry(lazy.clone(), &extra, &clients, semantic.as_ref())?;
+    let registry = tools::build_registry(lazy.clone(), &extra, &clients, &semantic)?;
     let app = App::open(config)?;
     let ctx = app.context();
     match command {

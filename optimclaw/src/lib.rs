@@ -23,6 +23,7 @@ pub mod provider;
 pub mod query;
 mod ranking;
 mod registry;
+pub mod rerank;
 #[cfg(feature = "rig")]
 pub mod rig;
 #[cfg(all(feature = "sandbox", target_os = "linux"))]

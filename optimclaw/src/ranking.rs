@@ -4,6 +4,7 @@
 
 use crate::embed::FusedHit;
 use crate::registry::Registry;
+use crate::rerank::{self, Candidate, RerankConfig};
 use crate::search::{Constraints, STRONG_MATCH};
 
 /// A ranked tool.
@@ -26,14 +27,69 @@ pub(crate) struct Ranking {
     pub(crate) unmatched: Vec<String>,
     /// The constraints alone listed the tools (no search terms).
     pub(crate) listed: bool,
+    /// The query was searched by part of its terms.
+    pub(crate) shortened: bool,
     /// Vector search was configured but failed for this query (keyword
     /// results only).
     pub(crate) semantic_error: Option<String>,
+    /// Reranking was configured but failed for this query (first-stage
+    /// results only).
+    pub(crate) rerank_error: Option<String>,
 }
 
 impl Registry {
-    /// Ranks the deferred tools for `keywords` within `constraints`.
+    /// Ranks the deferred tools for `keywords` within `constraints`: the
+    /// first stage, then the reranker when the registry has one.
     pub(crate) fn rank(&self, keywords: &str, k: usize, constraints: &Constraints<'_>) -> Ranking {
+        let rerank = self.reranker();
+        let want = rerank.map_or(k, |r| r.candidates.max(k));
+        let mut ranking = self.first_stage(keywords, want, constraints);
+        if let Some(config) = rerank.filter(|_| !ranking.listed && !ranking.hits.is_empty()) {
+            self.rerank_stage(keywords, &mut ranking, config);
+        }
+        ranking.hits.truncate(k);
+        ranking
+    }
+
+    /// Reorders and judges the best candidates again with the reranker;
+    /// on failure keeps the first stage and notes why.
+    fn rerank_stage(&self, keywords: &str, ranking: &mut Ranking, config: &RerankConfig) {
+        let n = config.candidates.min(ranking.hits.len());
+        let tools = self.tools();
+        let candidates: Vec<Candidate<'_>> = ranking.hits[..n]
+            .iter()
+            .map(|h| Candidate {
+                name: tools[h.tool].name(),
+                description: tools[h.tool].description(),
+            })
+            .collect();
+        match config.reranker.rerank(keywords, &candidates) {
+            Ok(reranked) => {
+                let pairs: Vec<(usize, bool)> = ranking.hits[..n]
+                    .iter()
+                    .map(|h| (h.tool, h.strong))
+                    .collect();
+                let judged = rerank::apply(&pairs, &reranked, config.strong_score);
+                for (slot, (tool, strong)) in ranking.hits.iter_mut().zip(judged) {
+                    *slot = Ranked { tool, strong };
+                }
+                // Past the candidates, nothing the reranker saw: weak when
+                // it picks (it judged the better ones).
+                if reranked.fits.is_some() {
+                    for h in &mut ranking.hits[n..] {
+                        h.strong = false;
+                    }
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "reranking failed; first-stage results only");
+                ranking.rerank_error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// The first stage: keywords, fused with vectors when configured.
+    fn first_stage(&self, keywords: &str, k: usize, constraints: &Constraints<'_>) -> Ranking {
         let semantic = self.semantic();
         let pool = if semantic.is_some() {
             crate::embed::POOL.max(k)
@@ -45,6 +101,7 @@ impl Registry {
         let mut ranking = Ranking {
             unmatched: lexical.unmatched,
             listed,
+            shortened: lexical.shortened,
             ..Ranking::default()
         };
         let keyword_only = |hits: &[crate::search::Hit]| {

@@ -17,6 +17,7 @@ use crate::context::ToolContext;
 use crate::descriptor::{ToolDescriptor, linked_tools};
 use crate::embed::{Embedder, SemanticConfig, SemanticSearch};
 use crate::error::{RegistryError, ToolError};
+use crate::rerank::RerankConfig;
 use crate::scope::ToolScope;
 use crate::search::{Constraints, SearchIndex, Weights};
 use crate::telemetry;
@@ -55,6 +56,7 @@ pub struct RegistryBuilder {
     lazy: Option<LazyConfig>,
     weights: Weights,
     semantic: Option<SemanticConfig>,
+    rerank: Option<RerankConfig>,
 }
 
 impl RegistryBuilder {
@@ -89,6 +91,15 @@ impl RegistryBuilder {
     #[must_use]
     pub fn semantic(mut self, config: SemanticConfig) -> Self {
         self.semantic = Some(config);
+        self
+    }
+
+    /// Adds a second stage to `tool_info` and [`Registry::search`]: the
+    /// reranker reorders the best candidates and may judge that none fits
+    /// (see [`rerank`](crate::rerank)). Off by default.
+    #[must_use]
+    pub fn reranker(mut self, config: RerankConfig) -> Self {
+        self.rerank = Some(config);
         self
     }
 
@@ -223,6 +234,7 @@ impl RegistryBuilder {
                 lazy,
                 search,
                 semantic,
+                rerank: self.rerank,
                 bridge: Tool::from_dynamic(bridge_tool()),
             }),
         })
@@ -238,6 +250,7 @@ struct Inner {
     lazy: LazyConfig,
     search: SearchIndex,
     semantic: Option<SemanticSearch>,
+    rerank: Option<RerankConfig>,
     /// `call_tool`, sent in bridge prompts; not in `tools`.
     bridge: Tool,
 }
@@ -266,6 +279,7 @@ impl Registry {
             lazy: None,
             weights: Weights::default(),
             semantic: None,
+            rerank: None,
         }
     }
 
@@ -283,6 +297,12 @@ impl Registry {
     /// ([`RegistryBuilder::embedder`]).
     pub fn has_vector_search(&self) -> bool {
         self.inner.semantic.is_some()
+    }
+
+    /// The second search stage, when the registry has one
+    /// ([`RegistryBuilder::reranker`]).
+    pub fn reranker(&self) -> Option<&RerankConfig> {
+        self.inner.rerank.as_ref()
     }
 
     /// Ranked search over the deferred tools, best first: keywords, fused

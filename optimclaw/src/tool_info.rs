@@ -16,8 +16,11 @@ use crate::telemetry;
 use crate::tool::{TOOL_INFO, Tool};
 use optimclaw_macros::tool;
 
-/// Longest accepted query, in characters.
-pub const MAX_QUERY_CHARS: usize = 1024;
+/// Longest query read, in characters: a longer one is cut here (and the
+/// answer says it was shortened), never refused. Search itself reads only
+/// the [`MAX_QUERY_TERMS`](crate::search::MAX_QUERY_TERMS) most distinctive
+/// terms of any query.
+pub const MAX_QUERY_CHARS: usize = 1_000_000;
 /// Most tools one answer returns.
 pub const MAX_RESULTS: usize = 20;
 
@@ -99,7 +102,14 @@ pub struct ToolInfoAnswer {
     /// nothing matched well and the catalog has namespaces.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub namespaces: Vec<String>,
+    /// `true` when the query was too long to search whole: it was searched
+    /// by its most distinctive words (the message says so).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shortened: bool,
 }
+
+/// What an answer says of a query searched by part of its words.
+const SHORTENED: &str = "the query was long, so it was searched by its most distinctive words";
 
 impl ToolInfoAnswer {
     fn new(tools: Vec<ToolInfoEntry>, message: Option<String>) -> Self {
@@ -109,7 +119,16 @@ impl ToolInfoAnswer {
             no_match: false,
             unmatched_words: Vec::new(),
             namespaces: Vec::new(),
+            shortened: false,
         }
+    }
+
+    /// Adds `note` to the message.
+    fn note(&mut self, note: &str) {
+        self.message = Some(match self.message.take() {
+            Some(m) => format!("{note}; {m}"),
+            None => note.to_owned(),
+        });
     }
 }
 
@@ -167,9 +186,9 @@ async fn tool_info(
     let scope = ctx.get::<ToolScope>().cloned().unwrap_or_default();
     let k = usize::try_from(max_results).unwrap_or(1);
     let answer = match tokio::runtime::Handle::try_current() {
-        // Embedding the query may block (a model, an HTTP call): off the
-        // async threads.
-        Ok(handle) if registry.has_vector_search() => {
+        // Embedding the query or reranking may block (a model, an HTTP
+        // call): off the async threads.
+        Ok(handle) if registry.has_vector_search() || registry.reranker().is_some() => {
             let query = query.clone();
             handle
                 .spawn_blocking(move || registry.tool_info_in(&query, k, &scope))
@@ -208,16 +227,9 @@ impl Registry {
                 "the query is empty; pass a tool name or a few keywords describing the task",
             ));
         }
-        let chars = query.chars().count();
-        if chars > MAX_QUERY_CHARS {
-            return Err(ToolError::invalid_arguments(
-                TOOL_INFO,
-                "query",
-                format!(
-                    "the query has {chars} characters; the limit is {MAX_QUERY_CHARS}: pass a tool name or a few keywords"
-                ),
-            ));
-        }
+        // Cut at a character boundary; what is cut is said in the answer.
+        let cut = query.char_indices().nth(MAX_QUERY_CHARS).map(|(i, _)| i);
+        let query = cut.map_or(query, |i| &query[..i]);
         let k = max_results.clamp(1, MAX_RESULTS);
         let parsed = ToolQuery::parse(query);
         if let Some(names) = &parsed.select {
@@ -236,7 +248,12 @@ impl Registry {
         }) {
             return Ok(self.exact_names(&parts, k, scope));
         }
-        Ok(self.keyword_search(query, &parsed, k, scope))
+        let mut answer = self.keyword_search(query, &parsed, k, scope);
+        if cut.is_some() && !answer.shortened {
+            answer.shortened = true;
+            answer.note(SHORTENED);
+        }
+        Ok(answer)
     }
 
     /// The answer for exact names: each name found (case-insensitive) with
@@ -346,6 +363,10 @@ impl Registry {
         let mut answer =
             ToolInfoAnswer::new(entries, (!notes.is_empty()).then(|| notes.join("; ")));
         answer.unmatched_words = ranking.unmatched;
+        if ranking.shortened {
+            answer.shortened = true;
+            answer.note(SHORTENED);
+        }
         answer
     }
 
@@ -358,12 +379,12 @@ impl Registry {
         ranking: &Ranking,
         scope: &ToolScope,
     ) -> ToolInfoAnswer {
-        const WEAK_SHOWN: usize = 3;
         let tools = self.tools();
+        // Every candidate asked for (`max_results`), briefly: a wrong "no
+        // match" still leaves the right tool one call by name away.
         let weak: Vec<ToolInfoEntry> = ranking
             .hits
             .iter()
-            .take(WEAK_SHOWN)
             .map(|h| ToolInfoEntry::brief(&tools[h.tool], MatchStrength::Weak))
             .collect();
         let near: Vec<&str> = if weak.is_empty() {
@@ -397,6 +418,10 @@ impl Registry {
         answer.no_match = true;
         answer.unmatched_words = ranking.unmatched.clone();
         answer.namespaces = namespaces;
+        if ranking.shortened {
+            answer.shortened = true;
+            answer.note(SHORTENED);
+        }
         answer
     }
 
@@ -472,12 +497,20 @@ impl Registry {
     }
 }
 
-/// Says that vector search failed for this query (keyword results only).
+/// Says that vector search or reranking failed for this query.
 fn semantic_note(ranking: &Ranking) -> Option<String> {
-    ranking
+    let vectors = ranking
         .semantic_error
         .as_ref()
-        .map(|e| format!("vector search unavailable ({e}); keyword results only"))
+        .map(|e| format!("vector search unavailable ({e}); keyword results only"));
+    let rerank = ranking
+        .rerank_error
+        .as_ref()
+        .map(|e| format!("reranking unavailable ({e}); first-stage results only"));
+    match (vectors, rerank) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
 }
 
 fn shorten(text: &str) -> String {

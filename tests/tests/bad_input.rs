@@ -281,7 +281,6 @@ async fn bad_tool_info_queries() {
     let cases: Vec<(Value, &str)> = vec![
         (json!({"query": ""}), "the query is empty"),
         (json!({"query": " \t\n "}), "the query is empty"),
-        (json!({"query": "x".repeat(1_000_000)}), "the limit is 1024"),
         (json!({}), "missing field `query`"),
         (
             json!({"query": 5}),
@@ -302,6 +301,9 @@ async fn bad_tool_info_queries() {
         assert!(err.to_string().contains(expected), "{args}: {err}");
     }
     // Odd but valid queries are answered, never an error.
+    let long_word = "x".repeat(1_000_000);
+    let many_words = "order pizza quickly ".repeat(3_400);
+    let control: String = (0u8..32).map(char::from).collect();
     for query in [
         "the of and",
         "🙂🙂",
@@ -309,6 +311,13 @@ async fn bad_tool_info_queries() {
         "order,,,",
         ",",
         "store_order, , nope",
+        long_word.as_str(),
+        many_words.as_str(),
+        control.as_str(),
+        "طلب الطعام עברית order",
+        ".*+?^${}()|[]\\ (a+)+$ order",
+        "\u{202e}redro\u{202c} 🍕🍕🍕",
+        "the and of to in is it that was",
     ] {
         let answer = r
             .call(

@@ -100,21 +100,26 @@ fn a_good_query_is_a_strong_match_with_its_schema() {
 #[test]
 fn a_capability_nobody_has_is_a_plain_no_match() {
     let registry = registry();
-    let a = answer(&registry, "translate text to french");
+    // (A request sharing one word of three with a tool — "translate text
+    // to french" against pdf_extract_text, the one tool with "text" — is
+    // no longer a no-match: the strength is calibrated so that long
+    // requests, which match a tool with a few of their words, are not
+    // called no-match either; see BENCHMARKS.md §2c.)
+    let a = answer(&registry, "translate a sentence into french");
     assert!(a.no_match, "{a:?}");
     assert!(a.unmatched_words.contains(&"translate".to_owned()), "{a:?}");
     assert!(a.unmatched_words.contains(&"french".to_owned()), "{a:?}");
-    // At most a few weak hits, none with a schema (nothing is loaded).
-    assert!(a.tools.len() <= 3, "{a:?}");
+    // Up to max_results weak hits, none with a schema (nothing is loaded).
+    assert!(a.tools.len() <= 5, "{a:?}");
     assert!(a.tools.iter().all(|t| t.parameters.is_none()), "{a:?}");
     assert!(strengths(&a).iter().all(|s| s == "weak"), "{a:?}");
     let message = a.message.as_deref().unwrap();
     assert!(
-        message.starts_with("no tool matches \"translate text to french\" well"),
+        message.starts_with("no tool matches \"translate a sentence into french\" well"),
         "{message}"
     );
     assert!(
-        message.contains("no tool mentions: translate, french"),
+        message.contains("no tool mentions: translate, sentence, french"),
         "{message}"
     );
     assert!(message.contains("answer without a tool"), "{message}");
@@ -267,7 +272,7 @@ async fn the_answers_reach_sessions_and_scopes() {
     let a = session
         .call(
             "tool_info",
-            json!({"query": "translate text to french"}),
+            json!({"query": "translate a sentence into french"}),
             &ctx,
         )
         .await

@@ -97,6 +97,27 @@ fn main() {
             }
         }
         times.sort_by(f64::total_cmp);
+        // Long requests: the bfcl queries joined into ~20,000-character
+        // messages (whole user messages, as a pre-request search passes
+        // them), answered by tool_info itself.
+        let joined: String = queries
+            .iter()
+            .map(|q| q.query.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let chars: Vec<char> = joined.chars().collect();
+        let mut long_times = Vec::new();
+        for start in (0..chars.len().saturating_sub(20_000))
+            .step_by(2_000)
+            .take(20)
+        {
+            let request: String = chars[start..start + 20_000].iter().collect();
+            let begin = Instant::now();
+            let answer = registry.tool_info(&request, 5).expect("answered");
+            long_times.push(begin.elapsed().as_secs_f64() * 1e3);
+            std::hint::black_box(answer);
+        }
+        long_times.sort_by(f64::total_cmp);
         println!(
             "{}",
             json!({
@@ -107,6 +128,8 @@ fn main() {
                 "build_ms_median": (percentile(&builds, 0.5) * 10.0).round() / 10.0,
                 "query_us_median": (percentile(&times, 0.5) * 10.0).round() / 10.0,
                 "query_us_p99": (percentile(&times, 0.99) * 10.0).round() / 10.0,
+                "tool_info_20k_chars_ms_median": (percentile(&long_times, 0.5) * 100.0).round() / 100.0,
+                "tool_info_20k_chars_ms_max": (long_times.last().copied().unwrap_or(0.0) * 100.0).round() / 100.0,
             })
         );
     }

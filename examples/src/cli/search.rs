@@ -7,7 +7,9 @@ use optimclaw::Registry;
 use serde_json::{Value, json};
 
 /// Prints the names `registry.search` returns for one query, or answers
-/// `{"id", "query"}` lines on stdin with `{"id", "results"}` lines.
+/// `{"id", "query"}` lines on stdin with `tool_info`'s answer as
+/// `{"id", "results", "matches": [{"name", "match"}], "no_match", "shortened"}`
+/// lines (at most 20 results, as `tool_info` gives).
 pub fn search(
     registry: &Registry,
     query: Option<String>,
@@ -32,8 +34,24 @@ pub fn search(
         let q = req["query"]
             .as_str()
             .ok_or_else(|| format!("input line without \"query\": {line}"))?;
-        let names: Vec<&str> = registry.search(q, k).iter().map(|t| t.name()).collect();
-        out!("{}", json!({"id": req["id"], "results": names}));
+        // What a model would see: tool_info's own answer.
+        let answer = registry.tool_info(q, k).map_err(|e| e.to_string())?;
+        let names: Vec<&str> = answer.tools.iter().map(|t| t.name.as_str()).collect();
+        let matches: Vec<Value> = answer
+            .tools
+            .iter()
+            .map(|t| json!({"name": t.name, "match": t.strength}))
+            .collect();
+        out!(
+            "{}",
+            json!({
+                "id": req["id"],
+                "results": names,
+                "matches": matches,
+                "no_match": answer.no_match,
+                "shortened": answer.shortened,
+            })
+        );
     }
     Ok(())
 }

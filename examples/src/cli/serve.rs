@@ -5,11 +5,10 @@ use std::sync::Arc;
 
 use std::path::{Path, PathBuf};
 
-use optimclaw::embed::SemanticConfig;
 use optimclaw::mcp::{HttpAuth, HttpLimits, McpClient, McpServer, TOKEN_ENV};
 use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
 
-use super::tools::build_registry;
+use super::tools::{SearchStages, build_registry};
 
 /// What `serve` needs besides the registry.
 pub struct ServeOptions {
@@ -23,8 +22,8 @@ pub struct ServeOptions {
     pub extra: Vec<DynamicTool>,
     /// Imported MCP servers.
     pub clients: Vec<Arc<McpClient>>,
-    /// Vector search, for rebuilds.
-    pub semantic: Option<SemanticConfig>,
+    /// Vector search and reranking, for rebuilds.
+    pub semantic: SearchStages,
     /// Sessions, idle time, request size and stateless mode (HTTP only).
     pub limits: HttpLimits,
     /// Tool calls running at once, over every client.
@@ -88,7 +87,7 @@ pub async fn serve(
                 let (lazy, extra, all, semantic) =
                     (lazy.clone(), extra.clone(), all.clone(), semantic.clone());
                 let rebuilt = tokio::task::spawn_blocking(move || {
-                    build_registry(lazy, &extra, &all, semantic.as_ref())
+                    build_registry(lazy, &extra, &all, &semantic)
                 })
                 .await
                 .unwrap_or_else(|e| Err(format!("the rebuild stopped: {e}")));

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use optimclaw::embed::{EmbeddingCache, HttpEmbedder, SemanticConfig};
 use optimclaw::manifest::{ManifestOptions, load_manifest};
 use optimclaw::mcp::{McpClient, McpClientOptions, load_servers_file};
-use optimclaw::{DynamicTool, LazyConfig, Registry};
+use optimclaw::rerank::{ChatReranker, HttpReranker, RerankConfig};
+use optimclaw::{DynamicTool, LazyConfig, Registry, RegistryBuilder};
 
 /// The tools of MCP `tools/list` JSON files.
 pub fn manifest_tools(paths: &[PathBuf]) -> Result<Vec<DynamicTool>, String> {
@@ -121,6 +122,78 @@ pub fn semantic_search(
     Ok(Some(config))
 }
 
+/// How `tool_info` searches beyond keywords: vectors, a reranker.
+#[derive(Clone, Debug, Default)]
+pub struct SearchStages {
+    /// Vector search (`--embed-url`).
+    pub semantic: Option<SemanticConfig>,
+    /// A second stage (`--rerank-url` or `--rerank-chat-url`).
+    pub rerank: Option<RerankConfig>,
+}
+
+impl SearchStages {
+    /// `builder` with these stages.
+    pub fn apply(&self, mut builder: RegistryBuilder) -> RegistryBuilder {
+        if let Some(config) = &self.semantic {
+            builder = builder.semantic(config.clone());
+        }
+        if let Some(config) = &self.rerank {
+            builder = builder.reranker(config.clone());
+        }
+        builder
+    }
+}
+
+/// The environment variable holding the reranking endpoint's key.
+pub const RERANK_KEY_VAR: &str = "OPTIMCLAW_RERANK_API_KEY";
+
+/// The reranker of `--rerank-url` (a `/rerank` endpoint) or
+/// `--rerank-chat-url` (a chat model picking), with `--rerank-model`.
+pub fn reranker(
+    url: Option<&str>,
+    chat_url: Option<&str>,
+    model: Option<&str>,
+) -> Result<Option<RerankConfig>, String> {
+    let (url, chat) = match (url, chat_url) {
+        (None, None) => {
+            return match model {
+                Some(_) => Err("--rerank-model needs --rerank-url (a /rerank endpoint) or --rerank-chat-url (an OpenAI-compatible chat base URL)".into()),
+                None => Ok(None),
+            };
+        }
+        (Some(_), Some(_)) => {
+            return Err("give --rerank-url or --rerank-chat-url, not both".into());
+        }
+        (Some(url), None) => (url, false),
+        (None, Some(url)) => (url, true),
+    };
+    let flag = if chat {
+        "--rerank-chat-url"
+    } else {
+        "--rerank-url"
+    };
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(format!("{flag} {url:?} is not an http:// or https:// URL"));
+    }
+    let model =
+        model.ok_or_else(|| format!("{flag} needs --rerank-model (the endpoint's model name)"))?;
+    let key = std::env::var(RERANK_KEY_VAR).ok().filter(|k| !k.is_empty());
+    let reranker: Arc<dyn optimclaw::rerank::Reranker> = if chat {
+        let r = ChatReranker::new(url, model);
+        Arc::new(match key {
+            Some(k) => r.with_api_key(k),
+            None => r,
+        })
+    } else {
+        let r = HttpReranker::new(url, model);
+        Arc::new(match key {
+            Some(k) => r.with_api_key(k),
+            None => r,
+        })
+    };
+    Ok(Some(RerankConfig::new(reranker)))
+}
+
 /// The registry: linked tools, manifest tools, then the MCP servers' tools
 /// as deferred `server__tool`s. A remote tool whose name is taken is left
 /// out: it never shadows a local tool or another server's. With `semantic`,
@@ -129,7 +202,7 @@ pub fn build_registry(
     lazy: LazyConfig,
     manifest: &[DynamicTool],
     clients: &[Arc<McpClient>],
-    semantic: Option<&SemanticConfig>,
+    semantic: &SearchStages,
 ) -> Result<Registry, String> {
     let mut taken: HashSet<String> = optimclaw::linked_tools()
         .map(|d| d.name.to_owned())
@@ -154,9 +227,7 @@ pub fn build_registry(
         }
     }
     let mut builder = Registry::builder().lazy(lazy).tools(tools);
-    if let Some(config) = semantic {
-        builder = builder.semantic(config.clone());
-    }
+    builder = semantic.apply(builder);
     builder.build().map_err(|e| e.to_string())
 }
 

@@ -63,8 +63,9 @@ impl fmt::Debug for SemanticConfig {
     }
 }
 
-/// The default of [`SemanticConfig::strong_keywords`].
-pub const STRONG_KEYWORDS: f32 = 0.95;
+/// The default of [`SemanticConfig::strong_keywords`]: the keyword
+/// threshold of searches without vectors.
+pub const STRONG_KEYWORDS: f32 = crate::search::STRONG_MATCH;
 /// The default of [`SemanticConfig::strong_cosine`].
 pub const STRONG_COSINE: f32 = 0.45;
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::fields::visit_texts;
-use super::text::{deletes, split_words, stemmer, stop_words};
+use super::text::{deletes, is_term, split_words, stemmer};
 use super::{B, FIELDS, K1, SearchIndex, Weights};
 use crate::tool::Tool;
 
@@ -25,7 +25,6 @@ impl SearchIndex {
         // Each distinct word is analysed once (stemming is the costly part
         // of indexing): word -> term id, or None for stop words.
         let mut word_terms: HashMap<String, Option<u32>> = HashMap::default();
-        let stops = stop_words();
         // Per document: (term, field) occurrences, and field lengths.
         let mut occurrences: Vec<Vec<(u32, u8)>> = Vec::new();
         let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
@@ -37,9 +36,7 @@ impl SearchIndex {
                     let term = match word_terms.get(word) {
                         Some(t) => *t,
                         None => {
-                            let keep = word.chars().count() >= 2
-                                && !stops.contains(word)
-                                && !word.chars().all(|c| c.is_ascii_digit());
+                            let keep = is_term(word);
                             let t = keep.then(|| {
                                 let stem = stemmer().stem(word).into_owned();
                                 let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
@@ -132,6 +129,11 @@ impl SearchIndex {
             ids.sort_unstable();
             ids.dedup();
         }
+        index.best = index
+            .postings
+            .iter()
+            .map(|list| list.iter().map(|(_, s)| *s).fold(0.0, f32::max))
+            .collect();
         index.terms = terms;
         index.idf = idfs;
         index

@@ -17,10 +17,16 @@ use rustc_hash::FxHashMap as HashMap;
 
 mod build;
 mod fields;
+mod strength;
+mod terms;
 mod text;
 
+pub use strength::Signals;
+pub use terms::MAX_QUERY_TERMS;
+use terms::QueryTerms;
+
 use text::deletes;
-pub use text::{analyze, split_words};
+pub use text::{MAX_WORD_CHARS, analyze, split_words};
 
 /// Field weights of BM25F. Names say the most about a tool; parameter
 /// descriptions the least. Change them with
@@ -83,22 +89,23 @@ pub struct Hit {
     pub coverage: f32,
     /// The share of the tool's name words the query contains, from 0 to 1.
     pub name_match: f32,
-    /// How well the tool matched, comparable across queries: `coverage ×
-    /// (1 + margin / 2) + name_match`, where the margin is this hit's score
-    /// over the next one's (at most 2): standing out from the next hit
-    /// counts only as far as the query's words are the tool's. From 0 to 3;
-    /// `tool_info` calls a hit strong at [`STRONG_MATCH`] or more.
+    /// How well the tool matched, from 0 to 1, on one scale for every
+    /// catalog and query shape ([`Signals::strength`]); `tool_info` calls a
+    /// hit strong at [`STRONG_MATCH`] or more.
     pub strength: f32,
+    /// What the strength is read from.
+    pub signals: Signals,
 }
 
 /// The [`Hit::strength`] from which `tool_info` calls a match strong, and
-/// below which its best hit means "no tool matches". Chosen on the
-/// no-match set of the bfcl-dev corpus (BENCHMARKS.md): the highest
-/// detection of absent tools with at most 3 % of present ones called absent.
-pub const STRONG_MATCH: f32 = 0.67;
+/// below which its best hit means "no tool matches". Chosen with the
+/// weights of [`Signals::strength`] on eight dev catalogs of different
+/// shapes (`bash bench/catalogs.sh`, BENCHMARKS.md §2c): at most 5 % of
+/// the requests that have a tool called "no match" on every one of them.
+pub const STRONG_MATCH: f32 = 0.12;
 
-/// The largest score margin [`Hit::strength`] counts.
-const MAX_MARGIN: f32 = 2.0;
+/// The largest margin [`Signals::margin`] reports.
+const MAX_SIGNAL_MARGIN: f32 = 4.0;
 
 /// What narrows a search beyond its keywords: `tool_info`'s `+word`,
 /// `-word` and scope, for [`SearchIndex::search_with`].
@@ -118,8 +125,11 @@ pub struct Ranking {
     /// The hits, best first.
     pub hits: Vec<Hit>,
     /// Words of the query (as given) that no tool within the constraints
-    /// contains, even with a typo corrected.
+    /// contains, even with a typo corrected (at most 10).
     pub unmatched: Vec<String>,
+    /// The query had more than [`MAX_QUERY_TERMS`] distinct terms and was
+    /// searched by its rarest ones.
+    pub shortened: bool,
 }
 
 /// The keyword index over a set of tools. Every [`Registry`](crate::Registry)
@@ -159,6 +169,8 @@ pub struct SearchIndex {
     terms: Vec<String>,
     /// Inverse document frequency by term id.
     idf: Vec<f32>,
+    /// Per term: its highest score in any one tool.
+    best: Vec<f32>,
     /// The idf of a term no tool has (the rarest possible).
     max_idf: f32,
 }
@@ -268,10 +280,8 @@ impl SearchIndex {
                 && !excluded.iter().any(|&id| has(id, d))
         };
 
-        let mut terms = Vec::new();
-        analyze(query, &mut terms);
-        terms.sort_unstable();
-        terms.dedup();
+        let QueryTerms { terms, shortened } = self.query_terms(query);
+        ranking.shortened = shortened;
         if terms.is_empty() {
             if narrowed {
                 let mut listed: Vec<u32> = (0..self.docs.len() as u32)
@@ -287,6 +297,7 @@ impl SearchIndex {
                         coverage: 0.0,
                         name_match: 0.0,
                         strength: 0.0,
+                        signals: Signals::default(),
                     })
                     .collect();
             }
@@ -326,7 +337,7 @@ impl SearchIndex {
                 scores[d as usize] += s * factor;
             }
         }
-        // The words of the query no tool within the constraints has.
+        // The terms of the query no tool within the constraints has.
         let reached = |ids: &[(u32, f32)]| {
             ids.iter().any(|&(id, _)| {
                 self.postings[id as usize]
@@ -334,19 +345,33 @@ impl SearchIndex {
                     .any(|&(d, _)| !narrowed || allowed(d))
             })
         };
-        for word in query.split_whitespace() {
-            let mut word_terms = Vec::new();
-            analyze(word, &mut word_terms);
-            let unmatched = !word_terms.is_empty()
-                && word_terms.iter().all(|t| {
-                    terms
-                        .binary_search(t)
-                        .is_ok_and(|i| !reached(&query_terms[i].1))
-                });
-            if unmatched && !ranking.unmatched.iter().any(|u| u == word) {
-                ranking.unmatched.push(word.to_owned());
-            }
-        }
+        let reachable: Vec<bool> = query_terms.iter().map(|(_, ids)| reached(ids)).collect();
+        let unreached: Vec<String> = terms
+            .iter()
+            .zip(&reachable)
+            .filter(|(_, r)| !**r)
+            .map(|(t, _)| t.clone())
+            .collect();
+        ranking.unmatched = SearchIndex::unmatched_words(query, &unreached);
+        // The best the query's words could score in this catalog: each
+        // reachable word's highest score in any one tool.
+        let attainable: f32 = query_terms
+            .iter()
+            .zip(&reachable)
+            .filter(|(_, r)| **r)
+            .map(|((_, ids), _)| {
+                ids.iter()
+                    .map(|&(id, f)| self.best[id as usize] * f)
+                    .fold(0.0, f32::max)
+            })
+            .sum();
+        let known_weight: f32 = query_terms
+            .iter()
+            .zip(&reachable)
+            .filter(|(_, r)| **r)
+            .map(|((w, _), _)| w)
+            .sum();
+        let term_scores: Vec<f32> = touched.iter().map(|&d| scores[d as usize]).collect();
         // Name coverage: a query that names most parts of a tool's name
         // points at that tool.
         let name_match = |d: u32| {
@@ -363,6 +388,7 @@ impl SearchIndex {
         for &d in &touched {
             scores[d as usize] += NAME_COVERAGE * name_match(d);
         }
+        let term_score: HashMap<u32, f32> = touched.iter().copied().zip(term_scores).collect();
         let cmp = |a: &u32, b: &u32| {
             scores[*b as usize]
                 .total_cmp(&scores[*a as usize])
@@ -387,15 +413,27 @@ impl SearchIndex {
                 let score = scores[d as usize];
                 let coverage = self.coverage(d, &query_terms, total_weight);
                 let name_match = name_match(d);
-                let margin = next_scores.get(i).map_or(MAX_MARGIN, |next| {
-                    (score / next.max(f32::EPSILON)).min(MAX_MARGIN)
-                });
+                let own = term_score.get(&d).copied().unwrap_or(0.0);
+                let signals = Signals {
+                    share: if attainable > 0.0 {
+                        (own / attainable).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    },
+                    known_coverage: self.coverage(d, &query_terms, known_weight),
+                    margin: next_scores.get(i).map_or(MAX_SIGNAL_MARGIN, |next| {
+                        (score / next.max(f32::EPSILON)).min(MAX_SIGNAL_MARGIN)
+                    }),
+                    evidence: own / self.max_idf.max(f32::EPSILON),
+                    name_match,
+                };
                 Hit {
                     tool: self.docs[d as usize],
                     score,
                     coverage,
                     name_match,
-                    strength: coverage * (1.0 + margin / 2.0) + name_match,
+                    strength: signals.strength(coverage),
+                    signals,
                 }
             })
             .collect();

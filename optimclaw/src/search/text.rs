@@ -89,15 +89,28 @@ fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
     }
 }
 
-/// The search terms of a text: words without stop words, single letters
-/// and bare numbers, stemmed.
+/// Longest word that is searched: longer runs of letters (base64, hashes,
+/// a pasted blob) are no words anyone searches by, and stemming or typo
+/// correction of them would cost time for nothing.
+pub const MAX_WORD_CHARS: usize = 40;
+
+/// Whether `word` (lower-case, from [`split_words`]) is a search term:
+/// not a stop word, a single letter, a bare number or over
+/// [`MAX_WORD_CHARS`].
+pub(super) fn is_term(word: &str) -> bool {
+    let chars = word.chars().count();
+    (2..=MAX_WORD_CHARS).contains(&chars)
+        && !stop_words().contains(word)
+        && !word.chars().all(|c| c.is_ascii_digit())
+}
+
+/// The search terms of a text: words without stop words, single letters,
+/// bare numbers and runs over [`MAX_WORD_CHARS`], stemmed.
 pub fn analyze(text: &str, out: &mut Vec<String>) {
-    let stops = stop_words();
     split_words(text, |w| {
-        if w.chars().count() < 2 || stops.contains(w) || w.chars().all(|c| c.is_ascii_digit()) {
-            return;
+        if is_term(w) {
+            out.push(stemmer().stem(w).into_owned());
         }
-        out.push(stemmer().stem(w).into_owned());
     });
 }
 

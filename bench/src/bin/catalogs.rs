@@ -1,0 +1,317 @@
+//! `tool_info` on catalogs of several shapes (`bench/data/dev/sets.json`):
+//! per catalog, hit@1 and hit@5 of what `tool_info` answers, recall@5 of
+//! requests that need several tools, false "no match" on requests that have
+//! a tool, and "no match" detected on requests that need none; then the
+//! curve of the top hit's strength per catalog, the shipped threshold
+//! marked. Writes each catalog as a manifest to `target/dev-catalogs/` for
+//! the peers (`bench/catalogs.sh` runs them in the same run).
+//!
+//! Usage: `catalogs [SETS_JSON]`. `CATALOG_SIGNALS=FILE` also writes every
+//! query's top hits' signals as JSON lines, for choosing the strength.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use optimclaw::manifest::{ManifestOptions, parse_manifest};
+use optimclaw::search::STRONG_MATCH;
+use optimclaw::{DynamicTool, LazyConfig, Registry};
+use optimclaw_bench::data_dir;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+#[derive(Deserialize)]
+struct Sets {
+    sets: Vec<Set>,
+}
+
+#[derive(Deserialize)]
+struct Set {
+    name: String,
+    shape: String,
+    catalog: String,
+    #[serde(default)]
+    descriptions_only: bool,
+    queries: Vec<String>,
+    none: Vec<String>,
+    /// Requests with their tools removed from the catalog.
+    absent: Option<String>,
+    /// Words put before and after every request (as chatty users write).
+    #[serde(default)]
+    wrap: Option<[String; 2]>,
+}
+
+#[derive(Deserialize)]
+struct Query {
+    id: String,
+    query: String,
+    #[serde(default)]
+    relevant: Vec<String>,
+    /// For requests that need several tools: per step, the tools that do it.
+    #[serde(default)]
+    steps: Vec<Vec<String>>,
+    /// For the absent set: the tools left out of the catalog.
+    #[serde(default)]
+    absent: Vec<String>,
+}
+
+fn read_queries(path: &Path) -> Vec<Query> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("each query line is valid"))
+        .collect()
+}
+
+fn resolve(dev: &Path, path: &str) -> PathBuf {
+    match path.strip_prefix("shared:") {
+        Some(rest) => data_dir().join(rest),
+        None => dev.join(path),
+    }
+}
+
+/// The catalog's deferred tools (without the linked catalog), or `None`
+/// for the assistant's own catalog.
+fn catalog(dev: &Path, set: &Set) -> Option<Vec<DynamicTool>> {
+    if set.catalog == "assistant" {
+        return None;
+    }
+    let options = ManifestOptions {
+        sanitize_names: true,
+        ..ManifestOptions::default()
+    };
+    let path = resolve(dev, &set.catalog);
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+    if set.descriptions_only {
+        for tool in manifest["tools"].as_array_mut().expect("a tools array") {
+            tool["inputSchema"] = json!({"type": "object"});
+        }
+    }
+    Some(
+        parse_manifest(&manifest.to_string(), &path.display().to_string(), &options)
+            .expect("a valid manifest"),
+    )
+}
+
+fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>) -> Registry {
+    let builder = Registry::builder().lazy(LazyConfig::lazy());
+    let builder = match tools {
+        Some(tools) => builder
+            .without_linked()
+            .tools(tools.iter().filter(|t| !skip.contains(t.name())).cloned()),
+        None => builder,
+    };
+    builder.build().expect("catalog tools are valid")
+}
+
+/// A catalog's name and its top strengths: requests with a tool, without.
+type Curve = (String, Vec<Option<f32>>, Vec<Option<f32>>);
+
+/// What `tool_info` answered one query.
+struct Answer {
+    names: Vec<String>,
+    no_match: bool,
+    strength: Option<f32>,
+}
+
+fn ask(registry: &Registry, query: &str) -> Answer {
+    let answer = registry.tool_info(query, 5).expect("tool_info answers");
+    let top = registry.search_index().search(query, 1);
+    Answer {
+        names: answer.tools.into_iter().map(|t| t.name).collect(),
+        no_match: answer.no_match,
+        strength: top.first().map(|h| h.strength),
+    }
+}
+
+fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &Answer) -> Value {
+    let hits = registry.search_index().search(&q.query, 5);
+    let tools = registry.tools();
+    json!({
+        "set": set,
+        "kind": kind,
+        "id": q.id,
+        "words": q.query.split_whitespace().count(),
+        "no_match": answer.no_match,
+        "hit1": answer.names.first().is_some_and(|n| q.relevant.contains(n)),
+        "hits": hits.iter().map(|h| json!({
+            "relevant": q.relevant.contains(&tools[h.tool].name().to_owned()),
+            "strength": h.strength,
+            "share": h.signals.share,
+            "coverage": h.signals.known_coverage,
+            "coverage_all": h.coverage,
+            "margin": h.signals.margin,
+            "evidence": h.signals.evidence,
+            "name_match": h.signals.name_match,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn pct(n: usize, of: usize) -> f64 {
+    100.0 * n as f64 / of.max(1) as f64
+}
+
+fn main() {
+    // Link the assistant's catalog into this binary.
+    assert_eq!(assistant::CORE_TOOLS.len(), 12);
+    let spec = std::env::args().nth(1).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("data/dev/sets.json"),
+        PathBuf::from,
+    );
+    let dev = spec.parent().expect("sets.json is in a folder").to_owned();
+    let sets: Sets = serde_json::from_str(&std::fs::read_to_string(&spec).expect("readable"))
+        .expect("sets.json is valid");
+    let mut signals_out = std::env::var("CATALOG_SIGNALS").ok().map(|p| {
+        std::io::BufWriter::new(std::fs::File::create(p).expect("signals file can be written"))
+    });
+    let export = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/dev-catalogs");
+    std::fs::create_dir_all(&export).expect("target/dev-catalogs can be made");
+    println!(
+        "| catalog | tools | requests | hit@1 | hit@5 | recall@5 (multi-tool) | false no_match | requests needing no tool | no_match detected |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut curves: Vec<Curve> = Vec::new();
+    for set in &sets.sets {
+        let tools = catalog(&dev, set);
+        let whole = registry(tools.as_deref(), &HashSet::new());
+        // The catalog as the peers see it: the deferred tools only.
+        let manifest: Vec<Value> = whole
+            .tools()
+            .iter()
+            .filter(|t| !t.is_core())
+            .map(|t| {
+                json!({"name": t.name(), "description": t.description(), "inputSchema": t.input_schema()})
+            })
+            .collect();
+        std::fs::write(
+            export.join(format!("{}.json", set.name)),
+            serde_json::to_string(&json!({"tools": manifest})).expect("serialises"),
+        )
+        .expect("the catalog can be written");
+        let wrap = |mut q: Query| {
+            if let Some([before, after]) = &set.wrap {
+                q.query = format!("{before} {} {after}", q.query);
+            }
+            q
+        };
+        let queries: Vec<Query> = set
+            .queries
+            .iter()
+            .flat_map(|p| read_queries(&resolve(&dev, p)))
+            .map(wrap)
+            .collect();
+        let none: Vec<Query> = set
+            .none
+            .iter()
+            .flat_map(|p| read_queries(&resolve(&dev, p)))
+            .map(wrap)
+            .collect();
+        let (mut hit1, mut hit5, mut multi, mut recall5, mut false_nm) = (0, 0, 0, 0.0, 0);
+        let mut present = Vec::new();
+        for q in &queries {
+            let a = ask(&whole, &q.query);
+            hit1 += usize::from(a.names.first().is_some_and(|n| q.relevant.contains(n)));
+            hit5 += usize::from(a.names.iter().any(|n| q.relevant.contains(n)));
+            if q.steps.len() > 1 {
+                multi += 1;
+                let found = q
+                    .steps
+                    .iter()
+                    .filter(|s| a.names.iter().any(|n| s.contains(n)))
+                    .count();
+                recall5 += found as f64 / q.steps.len() as f64;
+            }
+            false_nm += usize::from(a.no_match);
+            present.push(a.strength);
+            if let Some(out) = signals_out.as_mut() {
+                use std::io::Write;
+                writeln!(out, "{}", signals_line(&set.name, "tool", q, &whole, &a))
+                    .expect("written");
+            }
+        }
+        let mut absent_tops = Vec::new();
+        let mut detected = 0;
+        for q in &none {
+            let a = ask(&whole, &q.query);
+            detected += usize::from(a.no_match);
+            absent_tops.push(a.strength);
+            if let Some(out) = signals_out.as_mut() {
+                use std::io::Write;
+                writeln!(out, "{}", signals_line(&set.name, "none", q, &whole, &a))
+                    .expect("written");
+            }
+        }
+        let mut none_count = none.len();
+        if let Some(absent) = &set.absent {
+            for q in read_queries(&resolve(&dev, absent)) {
+                let skip: HashSet<&str> = q.absent.iter().map(String::as_str).collect();
+                let reduced = registry(tools.as_deref(), &skip);
+                let a = ask(&reduced, &q.query);
+                detected += usize::from(a.no_match);
+                absent_tops.push(a.strength);
+                none_count += 1;
+                if let Some(out) = signals_out.as_mut() {
+                    use std::io::Write;
+                    writeln!(
+                        out,
+                        "{}",
+                        signals_line(&set.name, "absent", &q, &reduced, &a)
+                    )
+                    .expect("written");
+                }
+            }
+        }
+        let recall = if multi > 0 {
+            format!("{:.3} ({multi})", recall5 / multi as f64)
+        } else {
+            "—".to_owned()
+        };
+        println!(
+            "| {} | {} | {} | {:.3} | {:.3} | {recall} | {:.1} % | {none_count} | {:.1} % |",
+            set.name,
+            manifest.len(),
+            queries.len(),
+            hit1 as f64 / queries.len().max(1) as f64,
+            hit5 as f64 / queries.len().max(1) as f64,
+            pct(false_nm, queries.len()),
+            pct(detected, none_count),
+        );
+        curves.push((set.name.clone(), present, absent_tops));
+    }
+    println!();
+    for set in &sets.sets {
+        println!("- {}: {}", set.name, set.shape);
+    }
+    // The curve: "no match" when the top hit's strength is below t.
+    let mut thresholds: Vec<f32> = (2..=16).map(|s| s as f32 * 0.025).collect();
+    if !thresholds.iter().any(|t| (t - STRONG_MATCH).abs() < 1e-3) {
+        thresholds.push(STRONG_MATCH);
+        thresholds.sort_by(f32::total_cmp);
+    }
+    println!("\nfalse no_match / no_match detected, by strength threshold:\n");
+    print!("| threshold |");
+    for (name, _, _) in &curves {
+        print!(" {name} |");
+    }
+    println!();
+    println!("|---|{}", "---|".repeat(curves.len()));
+    for t in thresholds {
+        let mark = if (t - STRONG_MATCH).abs() < 1e-3 {
+            " (shipped)"
+        } else {
+            ""
+        };
+        print!("| {t:.3}{mark} |");
+        let below = |xs: &[Option<f32>]| {
+            pct(
+                xs.iter().filter(|x| x.is_none_or(|s| s < t)).count(),
+                xs.len(),
+            )
+        };
+        for (_, present, absent) in &curves {
+            print!(" {:.1} / {:.1} |", below(present), below(absent));
+        }
+        println!();
+    }
+}

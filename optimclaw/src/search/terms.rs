@@ -1,0 +1,90 @@
+//! A query's search terms: each distinct word analysed once, and for a long
+//! request (a whole user message, a pasted document) only its most
+//! distinctive terms, so a query of any length is answered in bounded time.
+
+use rustc_hash::FxHashSet as HashSet;
+
+use super::SearchIndex;
+use super::text::{is_term, split_words, stemmer};
+
+/// Most distinct terms a query is searched by. A request of several
+/// sentences holds 20–40; past this the rarest ones in the catalog are
+/// kept (common words add little to BM25 and cost a long posting walk).
+pub const MAX_QUERY_TERMS: usize = 48;
+
+/// Most words of a query kept for reporting the ones no tool has.
+const MAX_REPORTED_WORDS: usize = 10;
+
+/// Whitespace-separated words of a query looked at for that report.
+const MAX_SCANNED_WORDS: usize = 512;
+
+/// What a query is searched by.
+#[derive(Debug, Default)]
+pub(super) struct QueryTerms {
+    /// Distinct terms, sorted.
+    pub(super) terms: Vec<String>,
+    /// Some terms were left out ([`MAX_QUERY_TERMS`]).
+    pub(super) shortened: bool,
+}
+
+impl SearchIndex {
+    /// The terms of `query`, at most [`MAX_QUERY_TERMS`]: all of them when
+    /// there are few; otherwise those the catalog has, rarest first, then
+    /// the ones it lacks (typo candidates), in the query's order.
+    pub(super) fn query_terms(&self, query: &str) -> QueryTerms {
+        let mut seen_words: HashSet<String> = HashSet::default();
+        let mut terms: Vec<String> = Vec::new();
+        let mut seen_terms: HashSet<String> = HashSet::default();
+        split_words(query, |w| {
+            // Each distinct word is stemmed once: a pasted document repeats
+            // its words many times.
+            if !is_term(w) || seen_words.contains(w) {
+                return;
+            }
+            seen_words.insert(w.to_owned());
+            let stem = stemmer().stem(w).into_owned();
+            if seen_terms.insert(stem.clone()) {
+                terms.push(stem);
+            }
+        });
+        let shortened = terms.len() > MAX_QUERY_TERMS;
+        if shortened {
+            // Known terms by rarity (idf, highest first), then unknown ones;
+            // the sort is stable, so ties keep the query's order.
+            let rarity = |t: &String| match self.vocab.get(t) {
+                Some(&id) => self.idf[id as usize],
+                None => -1.0,
+            };
+            terms.sort_by(|a, b| rarity(b).total_cmp(&rarity(a)));
+            terms.truncate(MAX_QUERY_TERMS);
+        }
+        terms.sort_unstable();
+        QueryTerms { terms, shortened }
+    }
+
+    /// The words of `query` (as given) whose every term is in `unreached`
+    /// (sorted): what `tool_info` reports as matching no tool. Looks at the
+    /// first [`MAX_SCANNED_WORDS`] words and reports at most
+    /// [`MAX_REPORTED_WORDS`].
+    pub(super) fn unmatched_words(query: &str, unreached: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        if unreached.is_empty() {
+            return out;
+        }
+        for word in query.split_whitespace().take(MAX_SCANNED_WORDS) {
+            if out.len() >= MAX_REPORTED_WORDS {
+                break;
+            }
+            let mut word_terms = Vec::new();
+            super::analyze(word, &mut word_terms);
+            let unmatched = !word_terms.is_empty()
+                && word_terms
+                    .iter()
+                    .all(|t| unreached.binary_search(t).is_ok());
+            if unmatched && !out.iter().any(|u| u == word) {
+                out.push(word.to_owned());
+            }
+        }
+        out
+    }
+}
