@@ -41,6 +41,7 @@ pub mod testing;
 pub mod tokens;
 mod tool;
 mod tool_info;
+mod tool_info_answer;
 #[cfg(feature = "wasm")]
 pub mod wasm;
 
@@ -60,7 +61,7 @@ pub use registry::{Registry, RegistryBuilder};
 pub use scope::ToolScope;
 pub use session::Session;
 pub use tool::{DynamicTool, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
-pub use tool_info::{MatchStrength, ToolInfoAnswer, ToolInfoEntry};
+pub use tool_info_answer::{MatchStrength, ToolInfoAnswer, ToolInfoEntry};
 
 /// The repository's README, whose code blocks run as doctests here (it is
 /// not part of the published crate).

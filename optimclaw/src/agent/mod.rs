@@ -405,7 +405,7 @@ impl Agent {
                 // references the provider expands in place.
                 let blocks = match &result {
                     Ok(value) if call.name == TOOL_INFO && self.native_references() => {
-                        serde_json::from_value::<crate::tool_info::ToolInfoAnswer>(value.clone())
+                        serde_json::from_value::<crate::tool_info_answer::ToolInfoAnswer>(value.clone())
                             .ok()
                             .map(|answer| Value::Array(crate::provider::tool_references(&answer)))
                     }

@@ -31,7 +31,7 @@ pub(super) fn tool_search() -> Value {
 /// expands each into the tool's definition where it is referenced, so the
 /// cached prefix is untouched), plus a text block for what else the answer
 /// says (lower hits, a message).
-pub fn tool_references(answer: &crate::tool_info::ToolInfoAnswer) -> Vec<Value> {
+pub fn tool_references(answer: &crate::tool_info_answer::ToolInfoAnswer) -> Vec<Value> {
     let mut blocks: Vec<Value> = answer
         .tools
         .iter()

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::strict::strict_schema;
 use super::{Dialect, RenderOptions, SchemaError, mark_deferred, schema_for_model, tool_spec_with};
 use crate::tool::Tool;
-use crate::tool_info::ToolInfoAnswer;
+use crate::tool_info_answer::ToolInfoAnswer;
 
 /// Chat completions.
 pub(super) fn chat_spec(tool: &Tool) -> Value {
