@@ -107,8 +107,8 @@ impl Registry {
             return Ok(self.exact_names(&parts, k, scope));
         }
         let mut answer = self.keyword_search(query, &parsed, k, scope);
-        if cut.is_some() && !answer.shortened {
-            answer.shortened = true;
+        answer.shortened |= cut.is_some();
+        if answer.shortened {
             answer.note(SHORTENED);
         }
         Ok(answer)
@@ -221,10 +221,7 @@ impl Registry {
         let mut answer =
             ToolInfoAnswer::new(entries, (!notes.is_empty()).then(|| notes.join("; ")));
         answer.unmatched_words = ranking.unmatched;
-        if ranking.shortened {
-            answer.shortened = true;
-            answer.note(SHORTENED);
-        }
+        answer.shortened = ranking.shortened;
         answer
     }
 
@@ -276,10 +273,7 @@ impl Registry {
         answer.no_match = true;
         answer.unmatched_words = ranking.unmatched.clone();
         answer.namespaces = namespaces;
-        if ranking.shortened {
-            answer.shortened = true;
-            answer.note(SHORTENED);
-        }
+        answer.shortened = ranking.shortened;
         answer
     }
 

@@ -16,6 +16,53 @@ use serde_json::{Value, json};
 /// What each request carried: path, authorization, body.
 type Seen = Arc<Mutex<Vec<(String, Option<String>, Value)>>>;
 
+/// What a real endpoint would answer 400 for: Cohere, Jina and Voyage need a
+/// model, a non-empty query and 1 to 1,000 documents (strings), with
+/// `top_n` at most their number; OpenAI chat completions needs a model and
+/// messages with a known role and content, temperature within 0..=2.
+fn refusal(path: &str, body: &Value) -> Option<String> {
+    if body["model"].as_str().is_none_or(str::is_empty) {
+        return Some("model is required".into());
+    }
+    if path.ends_with("/rerank") {
+        if body["query"].as_str().is_none_or(str::is_empty) {
+            return Some("query is required".into());
+        }
+        let Some(docs) = body["documents"].as_array() else {
+            return Some("documents is required".into());
+        };
+        if docs.is_empty() || docs.len() > 1_000 || !docs.iter().all(Value::is_string) {
+            return Some("documents must hold 1 to 1000 strings".into());
+        }
+        if body["top_n"]
+            .as_u64()
+            .is_some_and(|n| n as usize > docs.len())
+        {
+            return Some("top_n is larger than the number of documents".into());
+        }
+        return None;
+    }
+    if path.ends_with("/chat/completions") {
+        let Some(messages) = body["messages"].as_array().filter(|m| !m.is_empty()) else {
+            return Some("messages must be a non-empty array".into());
+        };
+        let roles = ["system", "developer", "user", "assistant"];
+        if !messages.iter().all(|m| {
+            m["role"].as_str().is_some_and(|r| roles.contains(&r)) && m["content"].is_string()
+        }) {
+            return Some("each message needs a known role and string content".into());
+        }
+        if body["temperature"]
+            .as_f64()
+            .is_some_and(|t| !(0.0..=2.0).contains(&t))
+        {
+            return Some("temperature must be within 0 and 2".into());
+        }
+        return None;
+    }
+    Some(format!("no route {path}"))
+}
+
 /// Makes an answer's body from the request's.
 type Body = Box<dyn Fn(&Value) -> Value + Send>;
 
@@ -50,7 +97,11 @@ fn serve(answers: Vec<(u16, Body)>) -> (String, Seen) {
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
             let body: Value = serde_json::from_slice(&body).unwrap();
-            let reply = answer(&body).to_string();
+            // Refused as the real endpoints refuse a malformed body.
+            let (status, reply) = match refusal(&path, &body) {
+                Some(why) => (400, json!({"message": why}).to_string()),
+                None => (status, answer(&body).to_string()),
+            };
             log.lock().unwrap().push((path, auth, body));
             let mut stream = reader.into_inner();
             write!(

@@ -10,10 +10,11 @@
 //! query's top hits' signals as JSON lines, for choosing the strength.
 
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use optimclaw::manifest::{ManifestOptions, parse_manifest};
-use optimclaw::search::STRONG_MATCH;
+use optimclaw::search::{Hit, STRONG_MATCH};
 use optimclaw::{DynamicTool, LazyConfig, Registry};
 use optimclaw_bench::data_dir;
 use serde::Deserialize;
@@ -108,25 +109,45 @@ fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>) -> Registry {
 /// A catalog's name and its top strengths: requests with a tool, without.
 type Curve = (String, Vec<Option<f32>>, Vec<Option<f32>>);
 
-/// What `tool_info` answered one query.
+/// What `tool_info` answered one query, and the keyword hits behind it.
 struct Answer {
     names: Vec<String>,
     no_match: bool,
-    strength: Option<f32>,
+    hits: Vec<Hit>,
+}
+
+impl Answer {
+    /// The top hit's strength (`None`: no hit).
+    fn strength(&self) -> Option<f32> {
+        self.hits.first().map(|h| h.strength)
+    }
 }
 
 fn ask(registry: &Registry, query: &str) -> Answer {
     let answer = registry.tool_info(query, 5).expect("tool_info answers");
-    let top = registry.search_index().search(query, 1);
     Answer {
         names: answer.tools.into_iter().map(|t| t.name).collect(),
         no_match: answer.no_match,
-        strength: top.first().map(|h| h.strength),
+        hits: registry.search_index().search(query, 5),
+    }
+}
+
+/// Writes one request's signals line, when `CATALOG_SIGNALS` is set.
+fn record(
+    out: &mut Option<impl Write>,
+    set: &str,
+    kind: &str,
+    q: &Query,
+    registry: &Registry,
+    a: &Answer,
+) {
+    if let Some(out) = out.as_mut() {
+        writeln!(out, "{}", signals_line(set, kind, q, registry, a)).expect("written");
     }
 }
 
 fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &Answer) -> Value {
-    let hits = registry.search_index().search(&q.query, 5);
+    let hits = &answer.hits;
     let tools = registry.tools();
     json!({
         "set": set,
@@ -139,7 +160,6 @@ fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &
             "relevant": q.relevant.contains(&tools[h.tool].name().to_owned()),
             "strength": h.strength,
             "share": h.signals.share,
-            "coverage": h.signals.known_coverage,
             "coverage_all": h.coverage,
             "margin": h.signals.margin,
             "evidence": h.signals.evidence,
@@ -223,24 +243,16 @@ fn main() {
                 recall5 += found as f64 / q.steps.len() as f64;
             }
             false_nm += usize::from(a.no_match);
-            present.push(a.strength);
-            if let Some(out) = signals_out.as_mut() {
-                use std::io::Write;
-                writeln!(out, "{}", signals_line(&set.name, "tool", q, &whole, &a))
-                    .expect("written");
-            }
+            present.push(a.strength());
+            record(&mut signals_out, &set.name, "tool", q, &whole, &a);
         }
         let mut absent_tops = Vec::new();
         let mut detected = 0;
         for q in &none {
             let a = ask(&whole, &q.query);
             detected += usize::from(a.no_match);
-            absent_tops.push(a.strength);
-            if let Some(out) = signals_out.as_mut() {
-                use std::io::Write;
-                writeln!(out, "{}", signals_line(&set.name, "none", q, &whole, &a))
-                    .expect("written");
-            }
+            absent_tops.push(a.strength());
+            record(&mut signals_out, &set.name, "none", q, &whole, &a);
         }
         let mut none_count = none.len();
         if let Some(absent) = &set.absent {
@@ -249,17 +261,9 @@ fn main() {
                 let reduced = registry(tools.as_deref(), &skip);
                 let a = ask(&reduced, &q.query);
                 detected += usize::from(a.no_match);
-                absent_tops.push(a.strength);
+                absent_tops.push(a.strength());
                 none_count += 1;
-                if let Some(out) = signals_out.as_mut() {
-                    use std::io::Write;
-                    writeln!(
-                        out,
-                        "{}",
-                        signals_line(&set.name, "absent", &q, &reduced, &a)
-                    )
-                    .expect("written");
-                }
+                record(&mut signals_out, &set.name, "absent", &q, &reduced, &a);
             }
         }
         let recall = if multi > 0 {

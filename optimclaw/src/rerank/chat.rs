@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::http::{agent, post};
+use super::http::Endpoint;
 use super::{Candidate, RerankError, Reranked, Reranker};
 
 /// What the model is told. Answers are numbers, so a small model's
@@ -31,38 +31,25 @@ Answer {\"tools\": []} when none of them can, or when the request needs no tool.
 ///     .build()?;
 /// # Ok::<(), optimclaw::RegistryError>(())
 /// ```
+#[derive(Debug)]
 pub struct ChatReranker {
-    url: String,
-    model: String,
-    key: Option<String>,
-    agent: ureq::Agent,
-}
-
-impl std::fmt::Debug for ChatReranker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChatReranker")
-            .field("url", &self.url)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
+    endpoint: Endpoint,
 }
 
 impl ChatReranker {
     /// Picks with `model` at `base_url` (e.g. `https://api.openai.com/v1`;
     /// `/chat/completions` is appended).
     pub fn new(base_url: &str, model: impl Into<String>) -> Self {
+        let url = format!("{}/chat/completions", base_url.trim_end_matches('/'));
         ChatReranker {
-            url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
-            model: model.into(),
-            key: None,
-            agent: agent(Duration::from_secs(30)),
+            endpoint: Endpoint::new(url, model.into(), Duration::from_secs(30)),
         }
     }
 
     /// Sends `Authorization: Bearer <key>`.
     #[must_use]
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
+        self.endpoint = self.endpoint.with_api_key(key.into());
         self
     }
 }
@@ -70,31 +57,26 @@ impl ChatReranker {
 /// The numbers (1-based) in the model's answer: the JSON asked for, or, from
 /// a model that wrote around it, the first `[…]` list in the text.
 fn picks(content: &str, count: usize) -> Result<Vec<usize>, RerankError> {
+    let no_list = || {
+        RerankError::new(format!(
+            "the reranking model answered no list of tool numbers: {}",
+            content.chars().take(200).collect::<String>()
+        ))
+    };
     let parsed: Option<Value> = serde_json::from_str(content.trim()).ok().or_else(|| {
         let start = content.find('{')?;
         let end = content.rfind('}')?;
         serde_json::from_str(content.get(start..=end)?).ok()
     });
-    let list = match parsed.as_ref().and_then(|v| v.get("tools")) {
+    let list: Vec<Value> = match parsed.as_ref().and_then(|v| v.get("tools")) {
         Some(Value::Array(items)) => items.clone(),
         _ => {
-            let start = content.find('[');
-            let end = content.rfind(']');
-            match (start, end) {
-                (Some(s), Some(e)) if s < e => serde_json::from_str::<Vec<Value>>(&content[s..=e])
-                    .map_err(|_| {
-                        RerankError::new(format!(
-                            "the reranking model answered no list of tool numbers: {}",
-                            content.chars().take(200).collect::<String>()
-                        ))
-                    })?,
-                _ => {
-                    return Err(RerankError::new(format!(
-                        "the reranking model answered no list of tool numbers: {}",
-                        content.chars().take(200).collect::<String>()
-                    )));
-                }
-            }
+            let start = content.find('[').ok_or_else(no_list)?;
+            let end = content
+                .rfind(']')
+                .filter(|&e| e > start)
+                .ok_or_else(no_list)?;
+            serde_json::from_str(&content[start..=end]).map_err(|_| no_list())?
         }
     };
     let mut out = Vec::new();
@@ -118,7 +100,7 @@ fn picks(content: &str, count: usize) -> Result<Vec<usize>, RerankError> {
 
 impl Reranker for ChatReranker {
     fn id(&self) -> String {
-        format!("chat:{}#{}", self.url, self.model)
+        format!("chat:{}#{}", self.endpoint.url, self.endpoint.model)
     }
 
     fn rerank(&self, query: &str, candidates: &[Candidate<'_>]) -> Result<Reranked, RerankError> {
@@ -132,14 +114,14 @@ impl Reranker for ChatReranker {
             .collect();
         let request: String = query.chars().take(4000).collect();
         let body = json!({
-            "model": self.model,
+            "model": self.endpoint.model,
             "temperature": 0,
             "messages": [
                 {"role": "system", "content": INSTRUCTIONS},
                 {"role": "user", "content": format!("Request: {request}\n\nTools:\n{listing}")},
             ],
         });
-        let answer = post(&self.agent, &self.url, self.key.as_deref(), &body)?;
+        let answer = self.endpoint.post(&body)?;
         let content = answer
             .pointer("/choices/0/message/content")
             .and_then(Value::as_str)

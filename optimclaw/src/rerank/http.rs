@@ -28,21 +28,9 @@ use super::{Candidate, RerankError, Reranked, Reranker};
 ///     .build()?;
 /// # Ok::<(), optimclaw::RegistryError>(())
 /// ```
+#[derive(Debug)]
 pub struct HttpReranker {
-    url: String,
-    model: String,
-    key: Option<String>,
-    agent: ureq::Agent,
-}
-
-impl std::fmt::Debug for HttpReranker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // The key is never printed.
-        f.debug_struct("HttpReranker")
-            .field("url", &self.url)
-            .field("model", &self.model)
-            .finish_non_exhaustive()
-    }
+    endpoint: Endpoint,
 }
 
 #[derive(Deserialize)]
@@ -60,45 +48,72 @@ struct Score {
     relevance_score: f32,
 }
 
-/// A blocking agent with a time limit, HTTP errors read as answers.
-pub(super) fn agent(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        .http_status_as_error(false)
-        .build()
-        .into()
+/// An endpoint a reranker posts to: its address, model and key, and a
+/// blocking agent with a time limit that reads HTTP errors as answers.
+pub(super) struct Endpoint {
+    pub(super) url: String,
+    pub(super) model: String,
+    key: Option<String>,
+    agent: ureq::Agent,
 }
 
-/// POSTs `body` to `url` and reads a JSON answer; errors name the endpoint
-/// and quote the start of a refusal.
-pub(super) fn post(
-    agent: &ureq::Agent,
-    url: &str,
-    key: Option<&str>,
-    body: &Value,
-) -> Result<Value, RerankError> {
-    let mut request = agent.post(url);
-    if let Some(key) = key {
-        request = request.header("authorization", &format!("Bearer {key}"));
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key is never printed.
+        f.debug_struct("Endpoint")
+            .field("url", &self.url)
+            .field("model", &self.model)
+            .finish_non_exhaustive()
     }
-    let mut response = request
-        .send_json(body)
-        .map_err(|e| RerankError::new(format!("reranking request to {url} failed: {e}")))?;
-    let status = response.status();
-    let text = response
-        .body_mut()
-        .with_config()
-        .limit(16 * 1024 * 1024)
-        .read_to_string()
-        .map_err(|e| RerankError::new(format!("reading the answer of {url}: {e}")))?;
-    if !status.is_success() {
-        let excerpt: String = text.chars().take(300).collect();
-        return Err(RerankError::new(format!(
-            "{url} answered {status}: {excerpt}"
-        )));
+}
+
+impl Endpoint {
+    pub(super) fn new(url: String, model: String, timeout: Duration) -> Self {
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Endpoint {
+            url,
+            model,
+            key: None,
+            agent,
+        }
     }
-    serde_json::from_str(&text)
-        .map_err(|e| RerankError::new(format!("the answer of {url} is not JSON: {e}")))
+
+    pub(super) fn with_api_key(mut self, key: String) -> Self {
+        self.key = Some(key);
+        self
+    }
+
+    /// POSTs `body` and reads a JSON answer; errors name the endpoint and
+    /// quote the start of a refusal.
+    pub(super) fn post(&self, body: &Value) -> Result<Value, RerankError> {
+        let url = &self.url;
+        let mut request = self.agent.post(url);
+        if let Some(key) = &self.key {
+            request = request.header("authorization", &format!("Bearer {key}"));
+        }
+        let mut response = request
+            .send_json(body)
+            .map_err(|e| RerankError::new(format!("reranking request to {url} failed: {e}")))?;
+        let status = response.status();
+        let text = response
+            .body_mut()
+            .with_config()
+            .limit(16 * 1024 * 1024)
+            .read_to_string()
+            .map_err(|e| RerankError::new(format!("reading the answer of {url}: {e}")))?;
+        if !status.is_success() {
+            let excerpt: String = text.chars().take(300).collect();
+            return Err(RerankError::new(format!(
+                "{url} answered {status}: {excerpt}"
+            )));
+        }
+        serde_json::from_str(&text)
+            .map_err(|e| RerankError::new(format!("the answer of {url} is not JSON: {e}")))
+    }
 }
 
 impl HttpReranker {
@@ -106,24 +121,21 @@ impl HttpReranker {
     /// `https://api.cohere.com/v2/rerank`, `http://127.0.0.1:8080/rerank`).
     pub fn new(url: impl Into<String>, model: impl Into<String>) -> Self {
         HttpReranker {
-            url: url.into(),
-            model: model.into(),
-            key: None,
-            agent: agent(Duration::from_secs(10)),
+            endpoint: Endpoint::new(url.into(), model.into(), Duration::from_secs(10)),
         }
     }
 
     /// Sends `Authorization: Bearer <key>`.
     #[must_use]
     pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
-        self.key = Some(key.into());
+        self.endpoint = self.endpoint.with_api_key(key.into());
         self
     }
 }
 
 impl Reranker for HttpReranker {
     fn id(&self) -> String {
-        format!("rerank:{}#{}", self.url, self.model)
+        format!("rerank:{}#{}", self.endpoint.url, self.endpoint.model)
     }
 
     fn rerank(&self, query: &str, candidates: &[Candidate<'_>]) -> Result<Reranked, RerankError> {
@@ -132,19 +144,19 @@ impl Reranker for HttpReranker {
         }
         let documents: Vec<String> = candidates.iter().map(Candidate::document).collect();
         let body = json!({
-            "model": self.model,
+            "model": self.endpoint.model,
             "query": query,
             "documents": documents,
             "texts": documents,
             "top_n": documents.len(),
         });
-        let answer = post(&self.agent, &self.url, self.key.as_deref(), &body)?;
+        let answer = self.endpoint.post(&body)?;
         let scores = match serde_json::from_value::<Answer>(answer) {
             Ok(Answer::Results { results: s } | Answer::Data { data: s } | Answer::Bare(s)) => s,
             Err(e) => {
                 return Err(RerankError::new(format!(
                     "the answer of {} is not {{\"results\": [{{\"index\", \"relevance_score\"}}]}}: {e}",
-                    self.url
+                    self.endpoint.url
                 )));
             }
         };

@@ -365,13 +365,6 @@ impl SearchIndex {
                     .fold(0.0, f32::max)
             })
             .sum();
-        let known_weight: f32 = query_terms
-            .iter()
-            .zip(&reachable)
-            .filter(|(_, r)| **r)
-            .map(|((w, _), _)| w)
-            .sum();
-        let term_scores: Vec<f32> = touched.iter().map(|&d| scores[d as usize]).collect();
         // Name coverage: a query that names most parts of a tool's name
         // points at that tool.
         let name_match = |d: u32| {
@@ -388,7 +381,6 @@ impl SearchIndex {
         for &d in &touched {
             scores[d as usize] += NAME_COVERAGE * name_match(d);
         }
-        let term_score: HashMap<u32, f32> = touched.iter().copied().zip(term_scores).collect();
         let cmp = |a: &u32, b: &u32| {
             scores[*b as usize]
                 .total_cmp(&scores[*a as usize])
@@ -413,14 +405,14 @@ impl SearchIndex {
                 let score = scores[d as usize];
                 let coverage = self.coverage(d, &query_terms, total_weight);
                 let name_match = name_match(d);
-                let own = term_score.get(&d).copied().unwrap_or(0.0);
+                // The words' part of the score, without the name bonus.
+                let own = score - NAME_COVERAGE * name_match;
                 let signals = Signals {
                     share: if attainable > 0.0 {
                         (own / attainable).clamp(0.0, 1.0)
                     } else {
                         0.0
                     },
-                    known_coverage: self.coverage(d, &query_terms, known_weight),
                     margin: next_scores.get(i).map_or(MAX_SIGNAL_MARGIN, |next| {
                         (score / next.max(f32::EPSILON)).min(MAX_SIGNAL_MARGIN)
                     }),

@@ -9,10 +9,6 @@ pub struct Signals {
     /// The hit's score over the best the query's words could score in this
     /// catalog (each word's highest score in any one tool, summed), 0–1.
     pub share: f32,
-    /// The share of the query's words that some tool has (weighted by how
-    /// rare they are) which this tool contains, 0–1. Words no tool has do
-    /// not count (unlike [`Hit::coverage`](super::Hit::coverage)).
-    pub known_coverage: f32,
     /// The hit's score over the next hit's (at most 4; 4 without a next).
     pub margin: f32,
     /// The score in units of the catalog's rarest word: about how many
