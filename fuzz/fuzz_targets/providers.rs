@@ -1,24 +1,22 @@
-//! Every provider transform on any JSON schema: no panic, and what the
-//! strict transform accepts passes the strict checker.
+//! Every provider transform on any JSON schema: no panic, `$ref`s always
+//! resolved, and every spec a request would carry passes its provider's
+//! rules (or the tool is reported as left out).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use optimclaw::provider::{
-    Dialect, check_strict, gemini_schema, render_text, strict_schema, tool_spec,
-};
+use optimclaw::provider::rules::violations;
+use optimclaw::provider::{Dialect, RenderOptions, describe_tool, gemini_schema, render_text};
+use optimclaw::schema::resolve_refs;
 use optimclaw::{DynamicTool, LazyConfig, Registry};
+use serde_json::Value;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(mut schema) = serde_json::from_slice::<serde_json::Value>(data) else {
+    let Ok(mut schema) = serde_json::from_slice::<Value>(data) else {
         return;
     };
-    if let Ok(strict) = strict_schema(&schema) {
-        if schema.get("type").and_then(|t| t.as_str()) == Some("object") {
-            assert!(check_strict(&strict).is_ok(), "{:?}", check_strict(&strict));
-        }
-    }
+    let _ = resolve_refs(&schema);
     let _ = gemini_schema(&schema);
-    if let serde_json::Value::Object(map) = &mut schema {
+    if let Value::Object(map) = &mut schema {
         map.insert("type".into(), "object".into());
     } else {
         return;
@@ -34,7 +32,20 @@ fuzz_target!(|data: &[u8]| {
     };
     let tool = registry.get("fuzzed").unwrap();
     for dialect in Dialect::ALL {
-        let _ = tool_spec(tool, dialect);
+        let described = describe_tool(tool, dialect, RenderOptions::default());
+        let Some(spec) = described.spec else {
+            assert!(described.degraded.is_some(), "left out without a reason");
+            continue;
+        };
+        let parameters = match dialect {
+            Dialect::OpenAi | Dialect::OpenAiStrict => spec["function"].get("parameters"),
+            Dialect::Anthropic => spec.get("input_schema"),
+            Dialect::Mcp | Dialect::Text => None,
+            _ => spec.get("parameters"),
+        };
+        let strict = spec.get("function").unwrap_or(&spec)["strict"] == true;
+        let broken = violations(dialect, parameters, strict);
+        assert!(broken.is_empty(), "{dialect}: {broken:?} in {spec}");
     }
     let _ = render_text(&[tool], Some("note"));
 });

@@ -16,7 +16,7 @@
 #![allow(clippy::test_attr_in_doctest)]
 
 use crate::error::RegistryError;
-use crate::provider::{Dialect, tool_spec};
+use crate::provider::{Degraded, Dialect, Outcome, RenderOptions, describe_tool};
 use crate::registry::Registry;
 
 /// Checks every linked tool for every provider dialect; returns every
@@ -30,7 +30,10 @@ pub fn check_tools() -> Result<Registry, RegistryError> {
 /// Builds the registry (names, duplicates, object schemas), checks each
 /// argument schema (every property has a schema object, `required` names
 /// only listed properties, the description is not empty) and renders each
-/// tool in each of `dialects` (e.g. a recursive type Gemini cannot express).
+/// tool in each of `dialects`: a tool that would be left out, or sent
+/// loosened (e.g. a recursive type Gemini cannot express), is a problem;
+/// one sent to OpenAI with `strict: false` (a free-form map) is not. See
+/// [`degraded_tools`] for the whole list.
 pub fn check_tools_for(dialects: &[Dialect]) -> Result<Registry, RegistryError> {
     let registry = Registry::from_linked()?;
     let mut problems = Vec::new();
@@ -70,8 +73,10 @@ pub fn check_tools_for(dialects: &[Dialect]) -> Result<Registry, RegistryError> 
             ));
         }
         for dialect in dialects {
-            if let Err(e) = tool_spec(tool, *dialect) {
-                problems.push(format!("{e} ({})", tool.origin()));
+            if let Some(d) = describe_tool(tool, *dialect, RenderOptions::default()).degraded
+                && d.outcome != Outcome::NotStrict
+            {
+                problems.push(format!("{d} ({})", tool.origin()));
             }
         }
     }
@@ -80,6 +85,19 @@ pub fn check_tools_for(dialects: &[Dialect]) -> Result<Registry, RegistryError> 
     } else {
         Err(RegistryError::new(problems))
     }
+}
+
+/// Every linked tool that cannot go to one of `dialects` as written, and
+/// what is sent instead (loosened, `strict: false`, left out).
+///
+/// # Errors
+/// When the linked tools do not build a registry.
+pub fn degraded_tools(dialects: &[Dialect]) -> Result<Vec<Degraded>, RegistryError> {
+    let registry = Registry::from_linked()?;
+    Ok(dialects
+        .iter()
+        .flat_map(|d| registry.degraded(*d))
+        .collect())
 }
 
 /// Panics with every problem of the linked tools, one per line, checking

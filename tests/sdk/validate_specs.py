@@ -110,7 +110,7 @@ def validate(dialect, spec):
         decl = gt.FunctionDeclaration.model_validate(spec)
         if decl.name != spec["name"]:
             raise ValueError(f"{where}: name changed to {decl.name}")
-        text = json.dumps(spec["parameters"])
+        text = json.dumps(spec.get("parameters", {}))
         for banned in ('"$ref"', '"$defs"', '"additionalProperties"', '"const"', '"oneOf"'):
             if banned in text:
                 raise ValueError(f"{where}: {banned} is outside Gemini's schema subset")
@@ -142,4 +142,5 @@ def main():
     print(f"{total} passed, 0 failed")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -61,13 +61,11 @@ async fn bridge_keeps_the_tools_array_byte_identical() {
     let before: Vec<String> = Dialect::ALL
         .iter()
         .map(|d| {
-            let r = session.render(*d, RenderOptions::default()).unwrap();
+            let r = session.render(*d, RenderOptions::default());
             serde_json::to_string(&json!({"tools": r.tools, "system": r.system})).unwrap()
         })
         .collect();
-    let openai = session
-        .render(Dialect::OpenAi, RenderOptions::default())
-        .unwrap();
+    let openai = session.render(Dialect::OpenAi, RenderOptions::default());
     assert!(
         names(&openai.tools).contains(&"call_tool".to_owned()),
         "{:?}",
@@ -89,7 +87,7 @@ async fn bridge_keeps_the_tools_array_byte_identical() {
     let after: Vec<String> = Dialect::ALL
         .iter()
         .map(|d| {
-            let r = session.render(*d, RenderOptions::default()).unwrap();
+            let r = session.render(*d, RenderOptions::default());
             serde_json::to_string(&json!({"tools": r.tools, "system": r.system})).unwrap()
         })
         .collect();
@@ -168,7 +166,6 @@ async fn append_still_appends() {
     let before = names(
         &session
             .render(Dialect::Anthropic, RenderOptions::default())
-            .unwrap()
             .tools,
     );
     assert!(!before.contains(&"call_tool".to_owned()));
@@ -179,7 +176,6 @@ async fn append_still_appends() {
     let after = names(
         &session
             .render(Dialect::Anthropic, RenderOptions::default())
-            .unwrap()
             .tools,
     );
     assert_eq!(after.last().map(String::as_str), Some("weather_forecast"));
@@ -221,9 +217,7 @@ async fn keyword_answers_give_full_schemas_to_the_top_hits_only() {
 #[test]
 fn native_uses_the_providers_deferral_and_falls_back_to_the_bridge() {
     let session = Session::new(registry(LoadStrategy::Native));
-    let anthropic = session
-        .render(Dialect::Anthropic, RenderOptions::default())
-        .unwrap();
+    let anthropic = session.render(Dialect::Anthropic, RenderOptions::default());
     let deferred: Vec<&Value> = anthropic
         .tools
         .iter()
@@ -236,9 +230,7 @@ fn native_uses_the_providers_deferral_and_falls_back_to_the_bridge() {
         "{sent:?}"
     );
     assert!(anthropic.system.is_some(), "the note stays");
-    let responses = session
-        .render(Dialect::OpenAiResponses, RenderOptions::default())
-        .unwrap();
+    let responses = session.render(Dialect::OpenAiResponses, RenderOptions::default());
     let namespace = responses
         .tools
         .iter()
@@ -267,7 +259,7 @@ fn native_uses_the_providers_deferral_and_falls_back_to_the_bridge() {
         Dialect::Gemini,
         Dialect::Mcp,
     ] {
-        let rendered = session.render(dialect, RenderOptions::default()).unwrap();
+        let rendered = session.render(dialect, RenderOptions::default());
         assert!(
             names(&rendered.tools).contains(&"call_tool".to_owned()),
             "{dialect}"
@@ -302,9 +294,7 @@ fn native_answers_are_references_and_tool_search_outputs() {
 #[test]
 fn strict_mode_sends_the_bridge_with_strict_false() {
     let session = Session::new(registry(LoadStrategy::Bridge));
-    let strict = session
-        .render(Dialect::OpenAiStrict, RenderOptions::default())
-        .unwrap();
+    let strict = session.render(Dialect::OpenAiStrict, RenderOptions::default());
     for spec in &strict.tools {
         let strict_flag = &spec["function"]["strict"];
         if spec["function"]["name"] == "call_tool" {
@@ -336,7 +326,7 @@ async fn every_strategy_in_every_dialect_is_written_for_the_sdks() {
             if dialect == Dialect::Text {
                 continue;
             }
-            let rendered = session.render(dialect, RenderOptions::default()).unwrap();
+            let rendered = session.render(dialect, RenderOptions::default());
             let entry = dump
                 .entry(dialect.name().to_owned())
                 .or_insert_with(|| Value::Array(Vec::new()));

@@ -62,14 +62,11 @@ fn main() {
         let mut cells = Vec::new();
         for lazy in [LazyConfig::eager(), LazyConfig::lazy()] {
             let session = Session::with_lazy(registry.clone(), lazy);
-            let plain = session
-                .render(dialect, RenderOptions::default())
-                .expect("renders")
-                .tools;
+            let plain = session.render(dialect, RenderOptions::default()).tools;
             let (without, with) = match dialect {
                 Dialect::Anthropic | Dialect::Mcp => (tokens(&stripped(&plain)), tokens(&plain)),
                 _ => {
-                    let described = session.render(dialect, opt_in).expect("renders").tools;
+                    let described = session.render(dialect, opt_in).tools;
                     (tokens(&plain), tokens(&described))
                 }
             };

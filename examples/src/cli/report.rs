@@ -47,9 +47,7 @@ pub fn measure(
     dialect: Dialect,
     encoding: Encoding,
 ) -> Result<RequestTokens, String> {
-    let rendered = session
-        .render(dialect, RenderOptions::default())
-        .map_err(|e| e.to_string())?;
+    let rendered = session.render(dialect, RenderOptions::default());
     Ok(RequestTokens::measure(
         &rendered.tools,
         rendered.system.as_deref(),
@@ -160,7 +158,25 @@ pub fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Res
         );
     }
     out!("the OptimClaw lazy-tools document claims about 13,000 -> 4,000 tokens (70 %)");
+    degraded(registry, dialect);
     Ok(())
+}
+
+/// `report`: the tools this provider would refuse as written, and what
+/// is sent instead.
+fn degraded(registry: &Registry, dialect: Dialect) {
+    let degraded = registry.degraded(dialect);
+    if degraded.is_empty() {
+        out!("\nevery tool goes to {dialect} as written");
+        return;
+    }
+    out!(
+        "\n{} tools cannot go to {dialect} as written (what {dialect} refuses, and what is sent instead):",
+        degraded.len()
+    );
+    for d in &degraded {
+        out!("  {d}");
+    }
 }
 
 /// `prompt`: prints exactly what a first request would send.
@@ -173,15 +189,16 @@ pub fn prompt(
 ) -> Result<(), String> {
     let mode = chosen_mode(eager, lazy, &registry);
     let session = Session::with_lazy(registry, mode);
-    let rendered = session
-        .render(
-            dialect(provider)?,
-            RenderOptions {
-                native_deferral,
-                ..RenderOptions::default()
-            },
-        )
-        .map_err(|e| e.to_string())?;
+    let rendered = session.render(
+        dialect(provider)?,
+        RenderOptions {
+            native_deferral,
+            ..RenderOptions::default()
+        },
+    );
+    for degraded in &rendered.degraded {
+        eprintln!("warning: {degraded}");
+    }
     print_json(&json!({"tools": rendered.tools, "system": rendered.system}));
     Ok(())
 }

@@ -241,7 +241,12 @@ impl Agent {
                         && self.model.format == WireFormat::AnthropicMessages,
                     ..RenderOptions::default()
                 },
-            )?;
+            );
+            if requests == 1 {
+                for degraded in &rendered.degraded {
+                    tracing::warn!(target: "optimclaw::agent", "{degraded}");
+                }
+            }
             let system = match (&self.options.system, &rendered.system) {
                 (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
                 (Some(a), None) => Some(a.clone()),
@@ -351,9 +356,9 @@ impl Agent {
                 .session
                 .registry()
                 .prompt::<&str>(&crate::LazyConfig::eager(), &[])
-                .render(self.dialect(), RenderOptions::default())
-                .ok()
-                .map(|r| RequestTokens::measure(&r.tools, None, Encoding::O200kBase).total());
+                .render(self.dialect(), RenderOptions::default());
+            let eager =
+                Some(RequestTokens::measure(&eager.tools, None, Encoding::O200kBase).total());
             self.eager_tool_tokens = Some(eager);
         }
         usage.eager_tool_tokens = self.eager_tool_tokens.flatten();

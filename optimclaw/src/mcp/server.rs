@@ -300,8 +300,7 @@ impl McpServer {
                 .registry()
                 .prompt_in::<&str>(&fixed, &[], session.scope())
                 .render(Dialect::Mcp, RenderOptions::default())
-        }
-        .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        };
         rendered
             .tools
             .into_iter()

@@ -3,7 +3,6 @@
 
 use serde_json::{Value, json};
 
-use super::schema_for_model;
 use crate::tool::Tool;
 
 /// Anthropic's server-side tool-search tool (regex variant).
@@ -11,9 +10,9 @@ pub const ANTHROPIC_TOOL_SEARCH: &str = "tool_search_tool_regex_20251119";
 
 /// `input_examples` carries the tool's example calls (the field of
 /// Anthropic's tool type for them).
-pub(super) fn spec(tool: &Tool) -> Value {
+pub(super) fn spec(tool: &Tool, input_schema: Value) -> Value {
     let mut spec = json!({
-        "name": tool.name(), "description": tool.description(), "input_schema": schema_for_model(tool),
+        "name": tool.name(), "description": tool.description(), "input_schema": input_schema,
     });
     if !tool.examples().is_empty() {
         spec["input_examples"] = Value::Array(tool.examples().to_vec());

@@ -17,15 +17,25 @@
 //! - [`Dialect::Text`]: a readable rendering for models without native
 //!   tool calling, with [`parse_text_call`] for their replies.
 //!
+//! Every dialect but MCP gets local `$ref`s resolved first
+//! ([`crate::schema::resolve_refs`]). What each provider's API accepts is
+//! written down in [`rules`]; a tool that breaks a rule is sent looser or
+//! with `strict: false`, and listed in [`Rendered::degraded`], so one tool
+//! never fails a request (`describe.rs`, loosening in `fit.rs`).
+//!
 //! Each transform lives in its own file (`openai.rs`, `strict.rs`,
 //! `anthropic.rs`, `gemini.rs`, `mcp.rs`, `text.rs`); this file owns the
 //! dialects, what a rendered prompt is, and which transform each dialect
 //! takes.
 
 mod anthropic;
+mod describe;
+mod fit;
 mod gemini;
 mod mcp;
+mod native;
 mod openai;
+pub mod rules;
 mod strict;
 mod text;
 
@@ -41,8 +51,9 @@ use crate::tool::{CALL_TOOL, TOOL_INFO, Tool};
 pub use crate::tool::EXAMPLES_META_KEY;
 pub use anthropic::ANTHROPIC_TOOL_SEARCH;
 pub use anthropic::tool_references;
+pub use describe::{Degraded, Described, Outcome, describe_tool, tool_spec, tool_spec_with};
 pub use gemini::gemini_schema;
-pub use openai::tool_search_output;
+pub use native::tool_search_output;
 pub use strict::{check_strict, strict_schema};
 pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call, render_text};
 
@@ -56,7 +67,7 @@ pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call,
 ///
 /// let registry = Registry::builder().lazy(LazyConfig::lazy()).build()?;
 /// let session = Session::new(registry);
-/// let rendered = session.render(Dialect::Anthropic, RenderOptions::default())?;
+/// let rendered = session.render(Dialect::Anthropic, RenderOptions::default());
 /// // `rendered.tools` is the request's `tools` array; `rendered.system`
 /// // the note to append to the system prompt.
 /// assert!(rendered.tools.iter().any(|t| t["name"] == "tool_info"));
@@ -120,10 +131,9 @@ impl fmt::Display for Dialect {
     }
 }
 
-/// A schema a dialect cannot express (a recursive type for Gemini, a
-/// shape strict mode refuses). Rendering fails instead of sending a schema
-/// the provider would reject; change the tool's argument type, or use
-/// another dialect for it.
+/// A tool that cannot be described for a dialect even in its loosest
+/// form ([`tool_spec`] fails with it; whole prompts leave the tool out and
+/// list it in [`Rendered::degraded`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SchemaError {
     /// The tool.
@@ -178,17 +188,16 @@ pub struct Rendered {
     /// Text for the system prompt: the lazy note, or for
     /// [`Dialect::Text`] the tool descriptions and calling instructions.
     pub system: Option<String>,
+    /// Tools sent weaker than their schemas (loosened, `strict: false`) or
+    /// left out, because the provider would refuse them as written.
+    pub degraded: Vec<Degraded>,
 }
 
 impl Prompt<'_> {
     /// Renders this prompt in a dialect.
-    pub fn render(
-        &self,
-        dialect: Dialect,
-        options: RenderOptions,
-    ) -> Result<Rendered, SchemaError> {
+    pub fn render(&self, dialect: Dialect, options: RenderOptions) -> Rendered {
         if dialect == Dialect::Text {
-            return Ok(Rendered {
+            return Rendered {
                 dialect,
                 tools: Vec::new(),
                 system: Some(text::render_text_with(
@@ -196,8 +205,10 @@ impl Prompt<'_> {
                     self.note.as_deref(),
                     options.examples_in_description,
                 )),
-            });
+                degraded: Vec::new(),
+            };
         }
+        let mut degraded = Vec::new();
         let native = options.native_deferral
             && matches!(dialect, Dialect::Anthropic | Dialect::OpenAiResponses);
         let mut tools = Vec::with_capacity(self.tools.len() + 1);
@@ -210,7 +221,9 @@ impl Prompt<'_> {
                 .iter()
                 .filter(|t| t.name() != TOOL_INFO)
             {
-                let mut spec = tool_spec_with(tool, dialect, options)?;
+                let Some(mut spec) = push(tool, dialect, options, &mut degraded) else {
+                    continue;
+                };
                 if !tool.is_core() {
                     mark_deferred(&mut spec);
                 }
@@ -220,11 +233,12 @@ impl Prompt<'_> {
                 Dialect::Anthropic => anthropic::tool_search(),
                 _ => json!({"type": "tool_search"}),
             });
-            return Ok(Rendered {
+            return Rendered {
                 dialect,
                 tools,
                 system: None,
-            });
+                degraded,
+            };
         }
         if self.strategy == LoadStrategy::Native
             && matches!(dialect, Dialect::Anthropic | Dialect::OpenAiResponses)
@@ -232,13 +246,14 @@ impl Prompt<'_> {
             return self.render_native(dialect, options);
         }
         for tool in &self.tools {
-            tools.push(tool_spec_with(tool, dialect, options)?);
+            tools.extend(push(tool, dialect, options, &mut degraded));
         }
-        Ok(Rendered {
+        Rendered {
             dialect,
             tools,
             system: self.note.clone(),
-        })
+            degraded,
+        }
     }
 
     /// [`LoadStrategy::Native`]: the core tools, then every deferred tool
@@ -248,17 +263,14 @@ impl Prompt<'_> {
     /// `tool_reference` blocks; OpenAI Responses gets a client-executed
     /// `tool_search` with `tool_info`'s parameters, and deferred tools
     /// grouped into `namespace` tools by MCP prefix (`github__*`).
-    fn render_native(
-        &self,
-        dialect: Dialect,
-        options: RenderOptions,
-    ) -> Result<Rendered, SchemaError> {
+    fn render_native(&self, dialect: Dialect, options: RenderOptions) -> Rendered {
+        let mut degraded = Vec::new();
         let core = self.tools.iter().filter(|t| {
             t.name() != CALL_TOOL && (dialect == Dialect::Anthropic || t.name() != TOOL_INFO)
         });
         let mut tools = Vec::new();
         for tool in core {
-            tools.push(tool_spec_with(tool, dialect, options)?);
+            tools.extend(push(tool, dialect, options, &mut degraded));
         }
         let deferred: Vec<&Tool> = self
             .registry
@@ -268,31 +280,53 @@ impl Prompt<'_> {
             .collect();
         if dialect == Dialect::Anthropic {
             for tool in deferred {
-                let mut spec = tool_spec_with(tool, dialect, options)?;
-                mark_deferred(&mut spec);
-                tools.push(spec);
+                if let Some(mut spec) = push(tool, dialect, options, &mut degraded) {
+                    mark_deferred(&mut spec);
+                    tools.push(spec);
+                }
             }
         } else {
-            tools.extend(openai::namespaces(&deferred, options)?);
+            tools.extend(native::namespaces(&deferred, options, &mut degraded));
             if let Some(info) = self.registry.get(TOOL_INFO) {
-                tools.push(openai::client_tool_search(info));
+                tools.push(native::client_tool_search(info));
             }
         }
-        Ok(Rendered {
+        Rendered {
             dialect,
             tools,
             system: self.note.clone(),
-        })
+            degraded,
+        }
+    }
+}
+
+/// One tool's spec for a prompt; what had to give goes to `degraded`.
+fn push(
+    tool: &Tool,
+    dialect: Dialect,
+    options: RenderOptions,
+    degraded: &mut Vec<Degraded>,
+) -> Option<Value> {
+    let described = describe_tool(tool, dialect, options);
+    degraded.extend(described.degraded);
+    described.spec
+}
+
+impl crate::registry::Registry {
+    /// The tools that cannot go to `dialect` as written, and what is sent
+    /// instead (loosened, `strict: false`, left out), so a developer sees
+    /// it before a model does. Empty when every tool goes as written.
+    pub fn degraded(&self, dialect: Dialect) -> Vec<Degraded> {
+        self.tools()
+            .iter()
+            .filter_map(|tool| describe_tool(tool, dialect, RenderOptions::default()).degraded)
+            .collect()
     }
 }
 
 impl Session {
     /// The next request's tools and system text in a provider dialect.
-    pub fn render(
-        &self,
-        dialect: Dialect,
-        options: RenderOptions,
-    ) -> Result<Rendered, SchemaError> {
+    pub fn render(&self, dialect: Dialect, options: RenderOptions) -> Rendered {
         self.prompt().render(dialect, options)
     }
 }
@@ -303,34 +337,6 @@ fn mark_deferred(spec: &mut Value) {
     }
 }
 
-/// One tool in a dialect (not [`Dialect::Text`], which renders whole
-/// prompts; for it this returns the canonical spec). Use it when you
-/// assemble a request's tools yourself; [`Prompt::render`] does it for a
-/// whole prompt.
-pub fn tool_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
-    tool_spec_with(tool, dialect, RenderOptions::default())
-}
-
-/// [`tool_spec`] with render options (examples in the description).
-pub fn tool_spec_with(
-    tool: &Tool,
-    dialect: Dialect,
-    options: RenderOptions,
-) -> Result<Value, SchemaError> {
-    let mut spec = dialect_spec(tool, dialect)?;
-    if options.examples_in_description
-        && !tool.examples().is_empty()
-        && !matches!(dialect, Dialect::Anthropic | Dialect::Mcp | Dialect::Text)
-    {
-        let described = description_with_examples(tool);
-        match spec.get_mut("function") {
-            Some(function) => function["description"] = Value::String(described),
-            None => spec["description"] = Value::String(described),
-        }
-    }
-    Ok(spec)
-}
-
 /// The description followed by one `Example: {…}` line per example.
 pub fn description_with_examples(tool: &Tool) -> String {
     let mut text = tool.description().to_owned();
@@ -339,29 +345,4 @@ pub fn description_with_examples(tool: &Tool) -> String {
         text.push_str(&example.to_string());
     }
     text
-}
-
-fn dialect_spec(tool: &Tool, dialect: Dialect) -> Result<Value, SchemaError> {
-    Ok(match dialect {
-        Dialect::OpenAi => openai::chat_spec(tool),
-        Dialect::OpenAiStrict => openai::strict_spec(tool),
-        Dialect::OpenAiResponses => openai::responses_spec(tool),
-        Dialect::Anthropic => anthropic::spec(tool),
-        Dialect::Gemini => gemini::spec(tool).map_err(|(path, message)| SchemaError {
-            tool: tool.name().to_owned(),
-            dialect,
-            path,
-            message,
-        })?,
-        Dialect::Mcp => mcp::spec(tool),
-        Dialect::Text => crate::prompt::canonical_spec(tool),
-    })
-}
-
-/// The argument schema as models read it: without
-/// `additionalProperties: false` (dispatch enforces closed objects).
-fn schema_for_model(tool: &Tool) -> Value {
-    let mut s = tool.input_schema().clone();
-    crate::schema::drop_closed_objects(&mut s);
-    s
 }

@@ -30,36 +30,128 @@ const STRICT_UNSUPPORTED: &[&str] = &[
     "title",
 ];
 
-/// Rewrites a schema for OpenAI's strict mode: every object closed with
+/// Keywords that only narrow what is valid and that strict mode cannot
+/// take: dropped into the description (the schema gets looser, never
+/// stricter, and the model still reads the constraint).
+const STRICT_NARROWING: &[&str] = &[
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "dependencies",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
+/// Shapes strict mode cannot express at all: a tool that has one is sent
+/// with `strict: false`.
+const STRICT_IMPOSSIBLE: &[&str] = &["patternProperties", "prefixItems", "additionalItems"];
+
+/// Rewrites a schema for OpenAI's strict mode: local `$ref`s resolved
+/// (recursion stays behind `#/$defs/…`), every object closed with
 /// `additionalProperties: false` and every property listed in `required`,
 /// properties that were optional made nullable (dispatch treats their
-/// `null` as absent), `oneOf` turned into `anyOf`, and unsupported keywords
-/// moved into the description. Fails (with the JSON pointer) on maps, whose
-/// keys strict mode cannot express.
+/// `null` as absent), `oneOf` turned into `anyOf`, `allOf` of objects
+/// merged, `const` into a one-value `enum`, OpenAPI's `nullable` into a
+/// `null` type, and unsupported keywords moved into the description.
+/// Fails (with the JSON pointer) on what strict mode cannot express: maps
+/// with free-form keys, objects or values of any shape, tuples, pattern
+/// properties, several types at once.
 pub fn strict_schema(schema: &Value) -> Result<Value, (String, String)> {
-    let mut out = schema.clone();
-    strict_node(&mut out, "")?;
+    let mut out = crate::schema::resolve_refs(schema).schema;
+    strict_node(&mut out, "", true)?;
     Ok(out)
 }
 
-fn strict_node(node: &mut Value, path: &str) -> Result<(), (String, String)> {
+fn strict_node(node: &mut Value, path: &str, root: bool) -> Result<(), (String, String)> {
     let Value::Object(map) = node else {
-        return Ok(());
+        return Err((
+            path.to_owned(),
+            "a schema that is `true` or `false` cannot be strict".to_owned(),
+        ));
     };
+    let cannot = |why: &str| Err((path.to_owned(), why.to_owned()));
+    for key in STRICT_IMPOSSIBLE {
+        if map.contains_key(*key) {
+            return cannot(&format!("`{key}` cannot be expressed in strict mode"));
+        }
+    }
+    if matches!(map.get("items"), Some(Value::Array(_))) {
+        return cannot("a tuple (`items` as a list) cannot be expressed in strict mode");
+    }
     if let Some(one_of) = map.remove("oneOf") {
+        if map.contains_key("anyOf") {
+            return cannot("`oneOf` beside `anyOf` cannot be expressed in strict mode");
+        }
         map.insert("anyOf".into(), one_of);
     }
+    if let Some(Value::Array(parts)) = map.remove("allOf")
+        && !merge_all_of(map, parts)
+    {
+        return cannot("an `allOf` whose parts cannot be merged into one schema");
+    }
+    if let Some(c) = map.remove("const") {
+        if !map.contains_key("type") {
+            map.insert("type".into(), json!(type_of(&c)));
+        }
+        map.insert("enum".into(), json!([c]));
+    }
+    if map.remove("nullable") == Some(Value::Bool(true)) {
+        make_nullable_in_place(map);
+    }
+    if let Some(Value::Array(values)) = map.get("enum")
+        && !map.contains_key("type")
+    {
+        let mut types: Vec<&str> = values.iter().map(type_of).collect();
+        types.sort_unstable();
+        types.dedup();
+        let t = match types.as_slice() {
+            [one] => json!(one),
+            many => json!(many),
+        };
+        map.insert("type".into(), t);
+    }
     move_to_description(map, STRICT_UNSUPPORTED);
-    let is_object =
-        map.get("type").and_then(Value::as_str) == Some("object") || map.contains_key("properties");
+    move_to_description(map, STRICT_NARROWING);
+    for key in ["$comment", "$id", "$anchor", "$schema", "$dynamicAnchor"] {
+        map.remove(key);
+    }
+    map.retain(|k, _| STRICT_KEEP.contains(&k.as_str()));
+    let types: Vec<String> = match map.get("type") {
+        Some(Value::String(t)) => vec![t.clone()],
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let non_null = types.iter().filter(|t| *t != "null").count();
+    if non_null > 1 && types.iter().any(|t| t == "object" || t == "array") {
+        return cannot("several types at once, one of them an object or array");
+    }
+    if !map.contains_key("type") && !map.contains_key("anyOf") && !map.contains_key("$ref") {
+        return cannot("a value of any shape (a schema without a type) cannot be strict");
+    }
+    let is_object = types.iter().any(|t| t == "object") || map.contains_key("properties");
     if is_object {
         match map.get("additionalProperties") {
-            None | Some(Value::Bool(false)) => {}
+            Some(Value::Bool(false)) => {}
+            None if map.contains_key("properties") || root => {}
+            None => {
+                return cannot(
+                    "an object of any shape cannot be strict; give it properties or use a struct",
+                );
+            }
             Some(_) => {
-                return Err((
-                    path.to_owned(),
-                    "a map with free-form keys cannot be strict; use a struct or a list of key/value pairs".to_owned(),
-                ));
+                return cannot(
+                    "a map with free-form keys cannot be strict; use a struct or a list of key/value pairs",
+                );
             }
         }
         map.insert("additionalProperties".into(), Value::Bool(false));
@@ -77,7 +169,7 @@ fn strict_node(node: &mut Value, path: &str) -> Result<(), (String, String)> {
         let mut all = Vec::new();
         if let Some(Value::Object(props)) = map.get_mut("properties") {
             for (name, prop) in props.iter_mut() {
-                strict_node(prop, &format!("{path}/properties/{name}"))?;
+                strict_node(prop, &format!("{path}/properties/{name}"), false)?;
                 if !required.contains(name) {
                     make_nullable(prop);
                 }
@@ -86,24 +178,109 @@ fn strict_node(node: &mut Value, path: &str) -> Result<(), (String, String)> {
         }
         map.insert("required".into(), Value::Array(all));
     }
-    for key in ["items", "not"] {
-        if let Some(child) = map.get_mut(key) {
-            strict_node(child, &format!("{path}/{key}"))?;
-        }
+    if types.iter().any(|t| t == "array") && !map.contains_key("items") {
+        return cannot("an array of values of any shape cannot be strict");
     }
-    for key in ["anyOf", "allOf", "prefixItems"] {
-        if let Some(Value::Array(list)) = map.get_mut(key) {
-            for (i, child) in list.iter_mut().enumerate() {
-                strict_node(child, &format!("{path}/{key}/{i}"))?;
-            }
+    if let Some(child) = map.get_mut("items") {
+        strict_node(child, &format!("{path}/items"), false)?;
+    }
+    if let Some(Value::Array(list)) = map.get_mut("anyOf") {
+        for (i, child) in list.iter_mut().enumerate() {
+            strict_node(child, &format!("{path}/anyOf/{i}"), false)?;
         }
     }
     if let Some(Value::Object(defs)) = map.get_mut("$defs") {
         for (name, child) in defs.iter_mut() {
-            strict_node(child, &format!("{path}/$defs/{name}"))?;
+            strict_node(child, &format!("{path}/$defs/{name}"), false)?;
         }
     }
     Ok(())
+}
+
+/// What a strict node may keep (anything else is an annotation strict
+/// mode does not know, and is dropped).
+const STRICT_KEEP: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "description",
+    "title",
+    "$defs",
+    "$ref",
+];
+
+/// The JSON type name of a value.
+fn type_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Merges `allOf` parts into `map` where that keeps the same meaning:
+/// each part's keywords are new to the node, or equal, or are
+/// `properties` / `required` (joined; a property named twice must have
+/// one schema). Returns false when some part cannot be merged.
+pub(super) fn merge_all_of(map: &mut Map<String, Value>, parts: Vec<Value>) -> bool {
+    for part in parts {
+        let Value::Object(part) = part else {
+            return false;
+        };
+        for (key, value) in part {
+            match (key.as_str(), map.get_mut(&key)) {
+                (_, None) => {
+                    map.insert(key, value);
+                }
+                (_, Some(existing)) if *existing == value => {}
+                ("properties", Some(Value::Object(props))) => {
+                    let Value::Object(more) = value else {
+                        return false;
+                    };
+                    for (name, schema) in more {
+                        match props.get(&name) {
+                            Some(old) if *old != schema => return false,
+                            Some(_) => {}
+                            None => {
+                                props.insert(name, schema);
+                            }
+                        }
+                    }
+                }
+                ("required", Some(Value::Array(names))) => {
+                    for name in value.as_array().into_iter().flatten() {
+                        if !names.contains(name) {
+                            names.push(name.clone());
+                        }
+                    }
+                }
+                ("description", Some(Value::String(d))) => {
+                    if let Some(more) = value.as_str() {
+                        d.push(' ');
+                        d.push_str(more);
+                    }
+                }
+                _ => return false,
+            }
+        }
+    }
+    true
+}
+
+fn make_nullable_in_place(map: &mut Map<String, Value>) {
+    let mut node = Value::Object(std::mem::take(map));
+    make_nullable(&mut node);
+    if let Value::Object(m) = node {
+        *map = m;
+    }
 }
 
 /// Lets a schema also accept `null`.
@@ -177,66 +354,15 @@ fn move_to_description(map: &mut Map<String, Value>, keys: &[&str]) {
     map.insert("description".into(), Value::String(description));
 }
 
-/// Checks the invariants of a strict schema; returns the JSON pointer and
-/// the problem of the first violation.
+/// Checks a strict schema against OpenAI's strict-mode rules
+/// ([`violations`](super::rules::violations)); returns the JSON pointer
+/// and the problem of the first violation.
 pub fn check_strict(schema: &Value) -> Result<(), (String, String)> {
-    fn walk(node: &Value, path: &str) -> Result<(), (String, String)> {
-        let Value::Object(map) = node else {
-            return Ok(());
-        };
-        if map.contains_key("oneOf") {
-            return Err((path.into(), "`oneOf` is not allowed; use `anyOf`".into()));
-        }
-        for key in STRICT_UNSUPPORTED {
-            if *key != "title" && map.contains_key(*key) {
-                return Err((
-                    path.into(),
-                    format!("`{key}` is not supported in strict mode"),
-                ));
-            }
-        }
-        let is_object = map.get("type").and_then(Value::as_str) == Some("object")
-            || map.contains_key("properties");
-        if is_object {
-            if map.get("additionalProperties") != Some(&Value::Bool(false)) {
-                return Err((
-                    path.into(),
-                    "objects need additionalProperties: false".into(),
-                ));
-            }
-            let props = map.get("properties").and_then(Value::as_object);
-            let required = map.get("required").and_then(Value::as_array);
-            for name in props.into_iter().flat_map(|p| p.keys()) {
-                if !required.is_some_and(|r| r.iter().any(|v| v == name)) {
-                    return Err((
-                        path.into(),
-                        format!("property `{name}` is not in `required`"),
-                    ));
-                }
-            }
-        }
-        for (key, child) in map {
-            match child {
-                Value::Object(o) if key == "properties" || key == "$defs" => {
-                    for (k, c) in o {
-                        walk(c, &format!("{path}/{key}/{k}"))?;
-                    }
-                }
-                Value::Object(_) if key == "items" || key == "not" => {
-                    walk(child, &format!("{path}/{key}"))?
-                }
-                Value::Array(list) if key == "anyOf" || key == "allOf" || key == "prefixItems" => {
-                    for (i, c) in list.iter().enumerate() {
-                        walk(c, &format!("{path}/{key}/{i}"))?;
-                    }
-                }
-                _ => {}
-            }
-        }
-        Ok(())
+    match super::rules::violations(super::Dialect::OpenAiStrict, Some(schema), true)
+        .into_iter()
+        .next()
+    {
+        None => Ok(()),
+        Some(v) => Err((v.path, v.rule)),
     }
-    if schema.get("type").and_then(Value::as_str) != Some("object") {
-        return Err((String::new(), "the root must be an object".into()));
-    }
-    walk(schema, "")
 }

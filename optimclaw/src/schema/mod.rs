@@ -2,6 +2,10 @@
 //! what no provider wants (`$schema`, the generated root `title`,
 //! non-standard integer/float `format`s).
 
+mod refs;
+
+pub use refs::{MAX_DEPTH, Resolved, has_ref, push_note, resolve_refs};
+
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
