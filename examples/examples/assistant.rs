@@ -12,6 +12,7 @@ use assistant::cli::serve::ServeOptions;
 use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
+use optimclaw::agent::{CacheTtl, PromptCache};
 use optimclaw::mcp::HttpLimits;
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
 use serde_json::Value;
@@ -185,6 +186,24 @@ enum Command {
         /// Every tool in full (default: OPTIMCLAW_LAZY_TOOLS).
         #[arg(long)]
         eager: bool,
+        /// Attach to each message the tool that matches it strongly, before the model asks (the default; needs the bridge strategy).
+        #[arg(long, conflicts_with = "no_preload")]
+        preload: bool,
+        /// Attach nothing: the model finds tools through tool_info alone.
+        #[arg(long)]
+        no_preload: bool,
+        /// Anthropic prompt caching: breakpoints (the default), automatic (one top-level cache_control) or off.
+        #[arg(long, default_value = "breakpoints")]
+        cache: String,
+        /// Anthropic cache lifetime: 5m or 1h.
+        #[arg(long, default_value = "5m")]
+        cache_ttl: String,
+        /// OpenAI: the prompt_cache_key sent with every request.
+        #[arg(long)]
+        prompt_cache_key: Option<String>,
+        /// Show the model's answer as it streams in.
+        #[arg(long)]
+        stream: bool,
     },
     /// Search the tools of the given manifests (or the catalog without one).
     Search {
@@ -336,6 +355,12 @@ async fn run(cli: Cli) -> Result<(), String> {
             strategy,
             lazy: lazy_flag,
             eager,
+            preload: _,
+            no_preload,
+            cache,
+            cache_ttl,
+            prompt_cache_key,
+            stream,
         } => {
             let mode = chosen_mode(eager, lazy_flag, &registry);
             let strategy = strategy
@@ -353,6 +378,14 @@ async fn run(cli: Cli) -> Result<(), String> {
             settings.max_searches = max_searches;
             settings.native_deferral = native_deferral;
             settings.strict = strict;
+            settings.preload = !no_preload;
+            settings.cache = PromptCache::from_name(&cache).ok_or_else(|| {
+                format!("unknown --cache {cache:?}; use breakpoints, automatic or off")
+            })?;
+            settings.cache_ttl = CacheTtl::from_name(&cache_ttl)
+                .ok_or_else(|| format!("unknown --cache-ttl {cache_ttl:?}; use 5m or 1h"))?;
+            settings.prompt_cache_key = prompt_cache_key;
+            settings.stream = stream;
             cli::chat::run(&app, registry, settings, once).await
         }
         Command::Search { .. } => unreachable!("handled above"),

@@ -5,7 +5,10 @@ use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use optimclaw::agent::{Agent, AgentEvent, AgentOptions, ModelConfig, WireFormat};
+use optimclaw::agent::{
+    Agent, AgentEvent, AgentOptions, CacheTtl, ModelConfig, PromptCache, WireFormat,
+};
+use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
 use serde_json::json;
 
@@ -18,11 +21,10 @@ call tool_info to load a tool that is listed by name only. Answer briefly.";
 /// The load strategy `assistant chat` uses for a wire format unless
 /// `--strategy` says otherwise: the one whose whole conversations cost least
 /// under prefix caching in `bench/cache` (see BENCHMARKS.md).
-pub fn default_strategy(format: WireFormat) -> LoadStrategy {
-    match format {
-        WireFormat::OpenAiChat => LoadStrategy::Bridge,
-        WireFormat::AnthropicMessages => LoadStrategy::Native,
-    }
+pub fn default_strategy(_format: WireFormat) -> LoadStrategy {
+    // The cheapest measured for both wire formats, with preload on
+    // (BENCHMARKS.md §8).
+    LoadStrategy::Bridge
 }
 
 /// How `assistant chat` talks to the model.
@@ -40,6 +42,16 @@ pub struct ChatSettings {
     pub strict: bool,
     /// Lazy loading on or off for the conversation.
     pub lazy: LazyConfig,
+    /// Tools attached to each message that match it (needs the bridge).
+    pub preload: bool,
+    /// Anthropic: how requests ask for prompt caching.
+    pub cache: PromptCache,
+    /// Anthropic: how long a cached prefix stays.
+    pub cache_ttl: CacheTtl,
+    /// OpenAI: the `prompt_cache_key` of every request.
+    pub prompt_cache_key: Option<String>,
+    /// Show the model's text as it streams in.
+    pub stream: bool,
 }
 
 impl ChatSettings {
@@ -62,6 +74,11 @@ impl ChatSettings {
             native_deferral: false,
             strict: false,
             lazy,
+            preload: true,
+            cache: PromptCache::default(),
+            cache_ttl: CacheTtl::default(),
+            prompt_cache_key: None,
+            stream: false,
         })
     }
 
@@ -73,7 +90,14 @@ impl ChatSettings {
             .max_steps(self.max_steps)
             .max_searches(self.max_searches)
             .native_deferral(self.native_deferral)
-            .strict(self.strict);
+            .strict(self.strict)
+            .preload(self.preload.then(PreloadOptions::default))
+            .cache(self.cache, self.cache_ttl)
+            .stream(self.stream);
+        let options = match &self.prompt_cache_key {
+            Some(key) => options.prompt_cache_key(key.clone()),
+            None => options,
+        };
         Ok(Agent::new(session, self.model.clone(), options)
             .map_err(|e| e.to_string())?
             .context(ctx))
@@ -127,10 +151,11 @@ pub fn usage_line(agent: &Agent) -> String {
         usage.iter().filter_map(f).sum()
     };
     let mut line = format!(
-        "{} request(s): {} input tokens ({} cached), {} output tokens",
+        "{} request(s): {} input tokens ({} read from the cache, {} written to it), {} output tokens",
         usage.len(),
         sum(|u| u.input_tokens),
         sum(|u| u.cached_input_tokens),
+        sum(|u| u.cache_write_tokens),
         sum(|u| u.output_tokens)
     );
     if let Some(last) = usage.last()
@@ -150,15 +175,32 @@ pub async fn once(
     out: &mut impl Write,
     log: &mut impl Write,
 ) -> Result<(), String> {
+    // Streamed text is shown as it arrives (and the reply not printed
+    // again); other events start on a line of their own.
+    let (mut streamed, mut mid_line) = (false, false);
     let reply = agent
         .send_with(message, |e| {
+            if let AgentEvent::TextDelta(text) = e {
+                streamed = true;
+                mid_line = !text.ends_with('\n');
+                let _ = write!(out, "{text}");
+                let _ = out.flush();
+                return;
+            }
             if let Some(line) = describe_event(&e) {
+                if std::mem::take(&mut mid_line) {
+                    let _ = writeln!(out);
+                }
                 let _ = writeln!(log, "{line}");
             }
         })
         .await
         .map_err(|e| e.to_string())?;
-    writeln!(out, "{}", reply.text).map_err(|e| e.to_string())?;
+    if !streamed {
+        writeln!(out, "{}", reply.text).map_err(|e| e.to_string())?;
+    } else if mid_line {
+        writeln!(out).map_err(|e| e.to_string())?;
+    }
     let _ = writeln!(log, "[{}]", usage_line(agent));
     Ok(())
 }

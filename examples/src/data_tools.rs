@@ -114,7 +114,8 @@ fn word_count(
 }
 
 /// Evaluate an arithmetic expression, e.g. `(3 + 4) * 2 ^ 3` or `math::sqrt(2)`.
-#[tool(deferred, keywords = ["math", "arithmetic", "calculator", "compute", "evaluate"],
+#[tool(deferred, keywords = ["math", "arithmetic", "calculator", "compute", "evaluate",
+    "plus", "minus", "times", "multiply", "divide", "sum", "percent"],
     examples = [{"expression": "(3 + 4) * 2.5"}], read_only)]
 fn calculate(
     /// The expression.

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use assistant::chat::{self, ChatSettings};
 use assistant::{App, AppConfig};
-use optimclaw::agent::{ApiKey, ModelConfig, WireFormat};
+use optimclaw::agent::{ApiKey, CacheTtl, ModelConfig, PromptCache, WireFormat};
 use optimclaw::{LazyConfig, Registry};
 use serde_json::{Value, json};
 
@@ -65,6 +65,11 @@ fn settings(base: &str) -> ChatSettings {
         native_deferral: false,
         strict: false,
         lazy: LazyConfig::lazy(),
+        preload: true,
+        cache: PromptCache::default(),
+        cache_ttl: CacheTtl::default(),
+        prompt_cache_key: None,
+        stream: false,
     }
 }
 

@@ -46,20 +46,24 @@ pub struct LazyConfig {
 /// for the provider's prompt cache: providers render tools first, so a
 /// `tools` array that changes re-bills the whole conversation after it.
 ///
-/// Use [`Bridge`](Self::Bridge) for OpenAI-compatible endpoints and MCP,
-/// [`Native`](Self::Native) for Anthropic; [`Append`](Self::Append) only
-/// where the endpoint caches nothing (BENCHMARKS.md §8 has the costs).
+/// The default is [`Bridge`](Self::Bridge), the cheapest measured on
+/// whole conversations under each provider's caching, for both wire
+/// formats, short and long (with tools attached before the model asks;
+/// BENCHMARKS.md §8). Earlier releases defaulted to
+/// [`Append`](Self::Append), which stays available: use it where the
+/// endpoint caches nothing and calls must be schema-constrained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum LoadStrategy {
     /// Loaded tools' specs join the `tools` array after the core tools:
     /// calls are schema-constrained, but every discovery changes the cached
     /// prefix (one cache rewrite of the conversation per discovery).
-    #[default]
     Append,
     /// The `tools` array never changes: core tools, `tool_info` and
     /// `call_tool(name, arguments)`, through which the model calls any
     /// deferred tool (arguments checked at dispatch; an invalid call's error
-    /// carries the schema). Works in every dialect and over MCP.
+    /// carries the schema). Works in every dialect and over MCP. The
+    /// default.
+    #[default]
     Bridge,
     /// The provider's own deferral fed by our search: every deferred tool
     /// is sent with `defer_loading: true` and `tool_info` answers with
@@ -99,7 +103,7 @@ impl Default for LazyConfig {
         LazyConfig {
             enabled: false,
             note_budget_chars: 4_000,
-            strategy: LoadStrategy::Append,
+            strategy: LoadStrategy::Bridge,
             full_schemas: 2,
         }
     }

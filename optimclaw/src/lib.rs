@@ -18,6 +18,7 @@ mod error;
 pub mod manifest;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+pub mod preload;
 pub mod prompt;
 pub mod provider;
 pub mod query;

@@ -44,6 +44,8 @@ struct Inner {
     lazy: LazyConfig,
     /// Deferred tools loaded, in load order.
     loaded: Mutex<Vec<String>>,
+    /// Deferred tools attached to a message ([`Session::preload`]).
+    attached: Mutex<Vec<String>>,
 }
 
 impl Session {
@@ -60,6 +62,7 @@ impl Session {
                 registry,
                 lazy,
                 loaded: Mutex::new(Vec::new()),
+                attached: Mutex::new(Vec::new()),
             }),
             scope: Arc::new(ToolScope::all()),
         }
@@ -76,7 +79,8 @@ impl Session {
     /// # use optimclaw::{LazyConfig, Registry, Session, ToolScope};
     /// let registry = Registry::builder().lazy(LazyConfig::lazy()).build().unwrap();
     /// let session = Session::new(registry).scoped(ToolScope::new(["tool_info"]).unwrap());
-    /// assert_eq!(session.prompt().tool_names(), ["tool_info"]);
+    /// // The bridge (the default strategy) calls only tools in scope.
+    /// assert_eq!(session.prompt().tool_names(), ["call_tool", "tool_info"]);
     /// ```
     #[must_use]
     pub fn scoped(&self, scope: ToolScope) -> Session {
@@ -108,6 +112,30 @@ impl Session {
             .loaded
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The deferred tools attached to a message so far
+    /// ([`preload`](Self::preload)), in order.
+    pub fn attached(&self) -> Vec<String> {
+        self.inner
+            .attached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Records tools as attached to a message.
+    pub(crate) fn attach(&self, names: &[String]) {
+        let mut attached = self
+            .inner
+            .attached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for name in names {
+            if !attached.contains(name) {
+                attached.push(name.clone());
+            }
+        }
     }
 
     /// The deferred tools loaded so far, in load order.

@@ -114,6 +114,56 @@ impl Registry {
         Ok(answer)
     }
 
+    /// The tools to attach to a user's message ([`Session::preload`](crate::Session::preload)),
+    /// best first, at most `k`: the ranking's hits that are strong, the
+    /// first of them only when it also stands out from the next keyword
+    /// hit by [`PRELOAD_MARGIN`](crate::preload::PRELOAD_MARGIN). The
+    /// message is searched as text (no query syntax), cut like any query.
+    pub(crate) fn preload_candidates(
+        &self,
+        message: &str,
+        k: usize,
+        scope: &ToolScope,
+    ) -> Vec<usize> {
+        let cut = message.char_indices().nth(MAX_QUERY_CHARS).map(|(i, _)| i);
+        let message = cut.map_or(message, |i| &message[..i]);
+        if message.trim().is_empty() || k == 0 {
+            return Vec::new();
+        }
+        let tools = self.tools();
+        let keep = |i: usize| scope.allows(tools[i].name());
+        let constraints = Constraints {
+            required: &[],
+            excluded: &[],
+            keep: (!scope.is_all()).then_some(&keep as &dyn Fn(usize) -> bool),
+        };
+        let ranking = self.rank(message, k.clamp(1, MAX_RESULTS), &constraints);
+        if ranking.listed {
+            return Vec::new();
+        }
+        let Some(first) = ranking.hits.first().filter(|h| h.strong) else {
+            return Vec::new();
+        };
+        let lexical = self.search_index().search_with(message, 1, &constraints);
+        let stands_out = match lexical.hits.first() {
+            Some(top) if top.tool == first.tool => {
+                top.signals.margin >= crate::preload::PRELOAD_MARGIN
+            }
+            // Vectors or a reranker put it first: they judged it.
+            _ => true,
+        };
+        if !stands_out {
+            return Vec::new();
+        }
+        ranking
+            .hits
+            .iter()
+            .filter(|h| h.strong)
+            .map(|h| h.tool)
+            .take(k)
+            .collect()
+    }
+
     /// The answer for exact names: each name found (case-insensitive) with
     /// its schema, each one not found with the nearest names. Honours
     /// `max_results` and lists the names left out.

@@ -312,7 +312,7 @@ async fn a_scoped_key_sees_finds_and_calls_only_its_tools() {
 async fn a_scoped_session_keeps_the_prompt_tool_info_and_calls_in_scope() {
     let session = Session::new(registry()).scoped(ToolScope::new(["notes_*"]).unwrap());
     let prompt = session.prompt();
-    assert_eq!(prompt.tool_names(), ["tool_info"]);
+    assert_eq!(prompt.tool_names(), ["call_tool", "tool_info"]);
     let note = prompt.note.unwrap();
     assert!(
         note.contains("notes_list") && !note.contains("secrets_dump"),

@@ -13,7 +13,7 @@ use std::time::Duration;
 use optimclaw::agent::{
     Agent, AgentError, AgentEvent, AgentOptions, ApiKey, ModelConfig, Turn, WireFormat,
 };
-use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolError};
+use optimclaw::{DynamicTool, LazyConfig, LoadStrategy, Registry, Session, ToolError};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-0123456789abcdef";
@@ -259,7 +259,7 @@ fn session() -> Session {
         )
     });
     let registry = Registry::builder()
-        .lazy(LazyConfig::lazy())
+        .lazy(LazyConfig::lazy().with_strategy(LoadStrategy::Append))
         .tools([weather, rendezvous, sleeper])
         .tools(fillers)
         .build()
@@ -267,8 +267,20 @@ fn session() -> Session {
     Session::new(registry)
 }
 
+/// The loop's mechanics on the append strategy without preload (the
+/// defaults, bridge with preload, have their own tests).
+/// An Anthropic body's system text: a string, or (with caching asked
+/// for) the text of its one block.
+fn system_text(body: &Value) -> String {
+    match &body["system"] {
+        Value::String(s) => s.clone(),
+        other => other[0]["text"].as_str().unwrap_or_default().to_owned(),
+    }
+}
+
 fn options() -> AgentOptions {
     AgentOptions::default()
+        .preload(None)
         .system("You are a test assistant.")
         .retries(3, Duration::from_millis(10), Duration::from_secs(2))
         .call_timeout(Duration::from_secs(20))
@@ -778,11 +790,11 @@ async fn anthropic_tool_info_round_trip_with_parallel_tool_use() {
     assert_eq!(seen[0].header("x-api-key"), Some(KEY));
     assert_eq!(seen[0].header("anthropic-version"), Some("2023-06-01"));
     assert_eq!(seen[0].header("anthropic-beta"), None);
-    assert!(
-        seen[0].body["system"]
-            .as_str()
-            .unwrap()
-            .contains("weather_forecast")
+    assert!(system_text(&seen[0].body).contains("weather_forecast"));
+    // Caching asked for: the system block carries a breakpoint.
+    assert_eq!(
+        seen[0].body["system"][0]["cache_control"],
+        json!({"type": "ephemeral"})
     );
     assert!(seen[0].body["max_tokens"].as_u64().is_some());
     assert!(
@@ -890,7 +902,8 @@ async fn anthropic_native_deferral_sends_every_tool_deferred_and_replays_search_
     );
     assert!(!tools.iter().any(|t| t["name"] == "tool_info"));
     assert_eq!(
-        seen[0].body["system"], "You are a test assistant.",
+        system_text(&seen[0].body),
+        "You are a test assistant.",
         "no note: the provider searches"
     );
     // The server-side search blocks go back verbatim before our result.

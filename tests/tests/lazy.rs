@@ -72,10 +72,7 @@ fn echo(
 }
 
 fn lazy_registry() -> Registry {
-    Registry::builder()
-        .lazy(LazyConfig::lazy())
-        .build()
-        .unwrap()
+    Registry::builder().lazy(append()).build().unwrap()
 }
 
 fn data(path: &str) -> PathBuf {
@@ -152,10 +149,7 @@ fn invalid_values_name_the_variable_the_value_and_the_accepted_values() {
 
 #[test]
 fn two_registries_in_one_process_can_differ() {
-    let a = Registry::builder()
-        .lazy(LazyConfig::lazy())
-        .build()
-        .unwrap();
+    let a = Registry::builder().lazy(append()).build().unwrap();
     let b = Registry::builder()
         .lazy(LazyConfig::eager())
         .build()
@@ -189,7 +183,7 @@ fn eager_sends_every_tool_but_tool_info_sorted() {
 #[test]
 fn lazy_sends_core_tools_tool_info_and_the_note() {
     let registry = lazy_registry();
-    let prompt = registry.prompt::<&str>(&LazyConfig::lazy(), &[]);
+    let prompt = registry.prompt::<&str>(&append(), &[]);
     assert_eq!(prompt.tool_names(), ["echo", "tool_info"]);
     assert_eq!(
         prompt.note.as_deref().unwrap(),
@@ -207,8 +201,8 @@ fn lazy_sends_core_tools_tool_info_and_the_note() {
 fn the_prompt_is_identical_across_builds() {
     let a = lazy_registry();
     let b = lazy_registry();
-    let pa = a.prompt(&LazyConfig::lazy(), &["job_status"]);
-    let pb = b.prompt(&LazyConfig::lazy(), &["job_status"]);
+    let pa = a.prompt(&append(), &["job_status"]);
+    let pb = b.prompt(&append(), &["job_status"]);
     assert_eq!(
         serde_json::to_string(&pa.specs()).unwrap(),
         serde_json::to_string(&pb.specs()).unwrap()
@@ -225,7 +219,7 @@ fn large_catalogs_are_grouped_and_grouped_tools_are_still_found() {
     .unwrap();
     let budget = 1_500;
     let registry = Registry::builder()
-        .lazy(LazyConfig::lazy().with_note_budget(budget))
+        .lazy(append().with_note_budget(budget))
         .tools(mcp)
         .build()
         .unwrap();
@@ -359,7 +353,7 @@ fn results_are_deterministic_and_bounded() {
     )
     .unwrap();
     let big = Registry::builder()
-        .lazy(LazyConfig::lazy())
+        .lazy(append())
         .tools(mcp)
         .build()
         .unwrap();
@@ -492,7 +486,7 @@ async fn a_manifest_becomes_searchable_deferred_tools() {
     let tools = load_manifest(&data("bfcl-dev/tools.json"), &ManifestOptions::default()).unwrap();
     assert_eq!(tools.len(), 914);
     let registry = Registry::builder()
-        .lazy(LazyConfig::lazy())
+        .lazy(append())
         .tools(tools)
         .build()
         .unwrap();
@@ -584,7 +578,7 @@ fn dynamic_tools_are_deferred_and_searchable() {
         json!({"type": "object", "properties": {"city": {"type": "string"}}}),
     );
     let registry = Registry::builder()
-        .lazy(LazyConfig::lazy())
+        .lazy(append())
         .tool(tool)
         .build()
         .unwrap();
@@ -617,4 +611,10 @@ fn token_counts_show_what_lazy_loading_saves() {
     }
     assert_eq!(Encoding::O200kBase.count("hello world"), 2);
     assert_eq!(Encoding::Cl100kBase.count("hello world"), 2);
+}
+
+/// These tests are about the append strategy's prompt (loaded tools join
+/// the `tools` array); the bridge's and native's are in `strategies.rs`.
+fn append() -> LazyConfig {
+    LazyConfig::lazy().with_strategy(optimclaw::LoadStrategy::Append)
 }

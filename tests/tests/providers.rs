@@ -311,7 +311,11 @@ fn the_session_renders_every_dialect_with_the_note() {
         Dialect::Mcp,
     ] {
         let r = session.render(dialect, RenderOptions::default());
-        assert_eq!(r.tools.len(), 2, "{dialect}: search_notes and tool_info");
+        assert_eq!(
+            r.tools.len(),
+            3,
+            "{dialect}: search_notes, tool_info and the bridge's call_tool"
+        );
         assert!(
             r.system
                 .as_deref()

@@ -20,6 +20,7 @@ pub(super) fn request(
     for turn in transcript {
         let (role, blocks) = match turn {
             Turn::User(text) => ("user", vec![json!({"type": "text", "text": text})]),
+            Turn::Attached { text, .. } => ("user", vec![json!({"type": "text", "text": text})]),
             Turn::Assistant {
                 native: Some(Value::Array(blocks)),
                 ..
@@ -128,6 +129,7 @@ pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
             input_tokens: count(usage.and_then(|u| u.get("input_tokens"))),
             output_tokens: count(usage.and_then(|u| u.get("output_tokens"))),
             cached_input_tokens: count(usage.and_then(|u| u.get("cache_read_input_tokens"))),
+            cache_write_tokens: count(usage.and_then(|u| u.get("cache_creation_input_tokens"))),
             ..RequestUsage::default()
         },
         paused: reply.get("stop_reason").and_then(Value::as_str) == Some("pause_turn"),

@@ -7,9 +7,11 @@ use std::time::Duration;
 
 use crate::config::LoadStrategy;
 use crate::config::{default_dotenv_path, read_dotenv};
+use crate::preload::PreloadOptions;
 use crate::provider::Dialect;
 
 use super::AgentError;
+use super::cache::{CacheTtl, PromptCache};
 
 /// The wire format of a model endpoint: [`OpenAiChat`](Self::OpenAiChat)
 /// for OpenAI and the servers that copy its API (vLLM, llama.cpp, Ollama),
@@ -290,6 +292,29 @@ pub struct AgentOptions {
     /// user. A call of any other tool starts the count again. `0` turns
     /// the guard off. Counted in [`RequestUsage::searches_refused`](crate::agent::RequestUsage).
     pub max_searches: usize,
+    /// Anthropic: how requests ask for prompt caching (default
+    /// [`PromptCache::Breakpoints`]; the API caches nothing unmarked).
+    pub cache: PromptCache,
+    /// Anthropic: how long a written prefix stays (default 5 minutes).
+    pub cache_ttl: CacheTtl,
+    /// OpenAI: the `prompt_cache_key` sent with every request of this
+    /// agent, so its requests land on the same cache (e.g. one per user
+    /// or per conversation). `None` sends none.
+    pub prompt_cache_key: Option<String>,
+    /// Tools attached to each user message before it goes out
+    /// ([`Session::preload`](crate::Session::preload)): the few that match
+    /// it strongly, called through the bridge. Needs the bridge strategy
+    /// (with another one nothing is attached, and the first request says
+    /// so at `warn`). Default on, with [`PreloadOptions::default`].
+    pub preload: Option<PreloadOptions>,
+    /// Stream replies (`"stream": true`; chat completions with
+    /// `stream_options.include_usage`): text reaches
+    /// [`AgentEvent::TextDelta`](crate::agent::AgentEvent) as it arrives,
+    /// tool calls are assembled from their pieces. Default off.
+    pub stream: bool,
+    /// While streaming, a reply that sends nothing for this long is a
+    /// failed attempt, retried like a dropped connection (default 60 s).
+    pub stream_idle_timeout: Duration,
 }
 
 impl Default for AgentOptions {
@@ -307,6 +332,12 @@ impl Default for AgentOptions {
             strategy: None,
             max_result_chars: 50_000,
             max_searches: 3,
+            cache: PromptCache::default(),
+            cache_ttl: CacheTtl::default(),
+            prompt_cache_key: None,
+            preload: Some(PreloadOptions::default()),
+            stream: false,
+            stream_idle_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -375,6 +406,42 @@ impl AgentOptions {
     #[must_use]
     pub fn strict(mut self, on: bool) -> Self {
         self.strict = on;
+        self
+    }
+
+    /// Sets [`cache`](Self::cache) and [`cache_ttl`](Self::cache_ttl).
+    #[must_use]
+    pub fn cache(mut self, cache: PromptCache, ttl: CacheTtl) -> Self {
+        self.cache = cache;
+        self.cache_ttl = ttl;
+        self
+    }
+
+    /// Sets [`stream`](Self::stream).
+    #[must_use]
+    pub fn stream(mut self, on: bool) -> Self {
+        self.stream = on;
+        self
+    }
+
+    /// Sets [`stream_idle_timeout`](Self::stream_idle_timeout).
+    #[must_use]
+    pub fn stream_idle_timeout(mut self, idle: Duration) -> Self {
+        self.stream_idle_timeout = idle;
+        self
+    }
+
+    /// Sets [`preload`](Self::preload) (`None`: attach nothing).
+    #[must_use]
+    pub fn preload(mut self, preload: Option<PreloadOptions>) -> Self {
+        self.preload = preload;
+        self
+    }
+
+    /// Sets [`prompt_cache_key`](Self::prompt_cache_key).
+    #[must_use]
+    pub fn prompt_cache_key(mut self, key: impl Into<String>) -> Self {
+        self.prompt_cache_key = Some(key.into());
         self
     }
 

@@ -22,18 +22,70 @@ impl Agent {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let failure = match self
+            let send = self
                 .http
                 .post(&url)
                 .headers(headers.clone())
                 .body(body.clone())
-                .send()
-                .await
-            {
-                Err(err) => Failure::retry(describe_http_error(&err), None),
+                .send();
+            // Streaming: the headers come at once, or the connection stalled.
+            let sent = if self.options.stream {
+                match tokio::time::timeout(self.options.stream_idle_timeout, send).await {
+                    Ok(sent) => sent.map_err(|e| describe_http_error(&e)),
+                    Err(_) => Err(format!(
+                        "the stream sent nothing for {:.1} s",
+                        self.options.stream_idle_timeout.as_secs_f64()
+                    )),
+                }
+            } else {
+                send.await.map_err(|e| describe_http_error(&e))
+            };
+            let failure = match sent {
+                Err(message) => Failure::retry(message, None),
                 Ok(response) => {
                     let status = response.status().as_u16();
                     let retry_after = retry_after(response.headers());
+                    let streamed = response
+                        .headers()
+                        .get(reqwest::header::CONTENT_TYPE)
+                        .and_then(|v| v.to_str().ok())
+                        .is_some_and(|v| v.starts_with("text/event-stream"));
+                    if self.options.stream && streamed && (200..300).contains(&status) {
+                        let read = super::stream::read(
+                            response,
+                            self.model.format,
+                            self.options.stream_idle_timeout,
+                            MAX_REPLY_BYTES,
+                            |text| on_event(AgentEvent::TextDelta(text)),
+                        )
+                        .await;
+                        let failure = match read {
+                            Ok(value) => match self.parse_value(&value) {
+                                Ok(reply) => return Ok(reply),
+                                Err(message) => Failure::retry(message, None),
+                            },
+                            Err(super::stream::StreamError::Retry(message)) => {
+                                Failure::retry(message, None)
+                            }
+                            Err(super::stream::StreamError::Fatal(message)) => {
+                                return Err(AgentError::Rejected { status, message });
+                            }
+                        };
+                        if attempt > self.options.max_retries {
+                            return Err(AgentError::Unavailable {
+                                message: failure.message,
+                                attempts: attempt,
+                            });
+                        }
+                        let wait = backoff(self.options.backoff, self.options.max_backoff, attempt);
+                        on_event(AgentEvent::Retry {
+                            attempt,
+                            wait,
+                            reason: &failure.message,
+                        });
+                        tokio::time::sleep(wait).await;
+                        continue;
+                    }
                     match read_capped(response).await {
                         Err(message) => Failure::retry(message, None),
                         Ok(bytes) => match self.classify(status, &bytes, retry_after) {
@@ -72,6 +124,15 @@ impl Agent {
             });
             tokio::time::sleep(wait).await;
         }
+    }
+
+    /// Parses a streamed reply rebuilt in the non-streamed shape.
+    fn parse_value(&self, value: &Value) -> Result<ModelReply, String> {
+        match self.model.format {
+            WireFormat::OpenAiChat => openai::parse(value),
+            WireFormat::AnthropicMessages => anthropic::parse(value),
+        }
+        .map_err(|msg| format!("malformed streamed reply: {msg}"))
     }
 
     /// A reply, a retryable failure (`Err(Ok)`), or a final error

@@ -29,11 +29,13 @@
 //! and the loop here.
 
 mod anthropic;
+mod cache;
 mod config;
 mod error;
 mod guard;
 mod http;
 mod openai;
+mod stream;
 mod transcript;
 
 use std::fmt;
@@ -55,6 +57,10 @@ use crate::session::Session;
 use crate::telemetry;
 use crate::tool::TOOL_INFO;
 
+pub use cache::{
+    ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS, OPENAI_CACHE_STEP,
+    OPENAI_MIN_CACHED_TOKENS, PromptCache, anthropic_min_cacheable_tokens,
+};
 pub use config::{AgentOptions, ApiKey, MODEL_VAR, ModelConfig, WireFormat};
 pub use error::AgentError;
 use guard::SearchGuard;
@@ -99,6 +105,8 @@ pub struct Agent {
     usage: Vec<RequestUsage>,
     cancel: CancelHandle,
     eager_tool_tokens: Option<Option<usize>>,
+    /// The preload-needs-the-bridge warning was given.
+    preload_warned: bool,
 }
 
 impl fmt::Debug for Agent {
@@ -155,6 +163,7 @@ impl Agent {
             usage: Vec::new(),
             cancel: CancelHandle::default(),
             eager_tool_tokens: None,
+            preload_warned: false,
         }
     }
 
@@ -210,6 +219,24 @@ impl Agent {
         on_event: impl FnMut(AgentEvent<'_>),
     ) -> Result<Reply, AgentError> {
         self.transcript.push(Turn::User(message.to_owned()));
+        if let Some(options) = &self.options.preload {
+            let lazy = self.session.lazy_config();
+            if lazy.enabled && lazy.strategy != LoadStrategy::Bridge {
+                if std::mem::replace(&mut self.preload_warned, true) {
+                    return self.run(on_event).await;
+                }
+                tracing::warn!(
+                    target: "optimclaw::agent",
+                    "preload needs the bridge strategy (call_tool); with {} nothing is attached",
+                    lazy.strategy.name()
+                );
+            } else if let Some(p) = self.session.preload(message, options) {
+                self.transcript.push(Turn::Attached {
+                    tools: p.tools,
+                    text: p.text,
+                });
+            }
+        }
         self.run(on_event).await
     }
 
@@ -253,18 +280,35 @@ impl Agent {
                 (None, b) => b.clone(),
             };
             let body = match self.model.format {
-                WireFormat::OpenAiChat => openai::request(
-                    &self.model,
-                    system.as_deref(),
-                    &rendered.tools,
-                    &self.transcript,
-                ),
-                WireFormat::AnthropicMessages => anthropic::request(
-                    &self.model,
-                    system.as_deref(),
-                    &rendered.tools,
-                    &self.transcript,
-                ),
+                WireFormat::OpenAiChat => {
+                    let mut body = openai::request(
+                        &self.model,
+                        system.as_deref(),
+                        &rendered.tools,
+                        &self.transcript,
+                    );
+                    if let Some(key) = &self.options.prompt_cache_key {
+                        body["prompt_cache_key"] = Value::String(key.clone());
+                    }
+                    if self.options.stream {
+                        body["stream"] = Value::Bool(true);
+                        body["stream_options"] = serde_json::json!({"include_usage": true});
+                    }
+                    body
+                }
+                WireFormat::AnthropicMessages => {
+                    let mut body = anthropic::request(
+                        &self.model,
+                        system.as_deref(),
+                        &rendered.tools,
+                        &self.transcript,
+                    );
+                    cache::mark_anthropic(&mut body, self.options.cache, self.options.cache_ttl);
+                    if self.options.stream {
+                        body["stream"] = Value::Bool(true);
+                    }
+                    body
+                }
             };
             on_event(AgentEvent::Request {
                 request: self.usage.len() + 1,

@@ -18,6 +18,20 @@ pub(super) fn request(
     for turn in transcript {
         match turn {
             Turn::User(text) => messages.push(json!({"role": "user", "content": text})),
+            // A second text part of the user's message.
+            Turn::Attached { text, .. } => match messages.last_mut() {
+                Some(last) if last["role"] == "user" => {
+                    let first = last["content"].take();
+                    let mut parts = match first {
+                        Value::Array(parts) => parts,
+                        Value::String(s) => vec![json!({"type": "text", "text": s})],
+                        _ => Vec::new(),
+                    };
+                    parts.push(json!({"type": "text", "text": text}));
+                    last["content"] = Value::Array(parts);
+                }
+                _ => messages.push(json!({"role": "user", "content": text})),
+            },
             Turn::Assistant { text, calls, .. } => {
                 let mut message = Map::new();
                 message.insert("role".into(), "assistant".into());

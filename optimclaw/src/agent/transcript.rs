@@ -55,6 +55,15 @@ pub enum Turn {
     },
     /// Results of the previous turn's tool calls.
     ToolResults(Vec<ToolOutcome>),
+    /// Tools attached after the user's message ([`AgentOptions::preload`](crate::agent::AgentOptions)):
+    /// sent as a second content block of the same user message, so the
+    /// user's own text is unchanged.
+    Attached {
+        /// The tools attached.
+        tools: Vec<String>,
+        /// The text describing them.
+        text: String,
+    },
 }
 
 /// Token use reported by the endpoint for one request, beside what the
@@ -64,12 +73,18 @@ pub enum Turn {
 pub struct RequestUsage {
     /// 1-based request number within the agent.
     pub request: usize,
-    /// Input tokens the endpoint reported.
+    /// Input tokens the endpoint reported: for chat completions every
+    /// prompt token (cached ones included); for Anthropic only those after
+    /// the last cache breakpoint (reads and writes are the next fields).
     pub input_tokens: Option<u64>,
     /// Output tokens the endpoint reported.
     pub output_tokens: Option<u64>,
-    /// Input tokens served from the provider's prompt cache.
+    /// Input tokens read from the provider's prompt cache (Anthropic
+    /// `cache_read_input_tokens`, OpenAI `prompt_tokens_details.cached_tokens`).
     pub cached_input_tokens: Option<u64>,
+    /// Input tokens written to the prompt cache (Anthropic
+    /// `cache_creation_input_tokens`; OpenAI reports none).
+    pub cache_write_tokens: Option<u64>,
     /// Tools sent with the request.
     pub tools_sent: usize,
     /// Tokens (o200k) of the tools and note this request sent.
@@ -118,6 +133,10 @@ pub enum AgentEvent<'a> {
     },
     /// The endpoint's usage for a request.
     Usage(&'a RequestUsage),
+    /// A piece of the model's text as it streams in
+    /// ([`AgentOptions::stream`](crate::agent::AgentOptions)). After a
+    /// [`Retry`](Self::Retry) the text starts again.
+    TextDelta(&'a str),
     /// A tool call starts.
     ToolCall(&'a ToolCallRequest),
     /// A tool call finished.

@@ -1,0 +1,391 @@
+//! What whole conversations cost under each provider's prompt caching, per
+//! load strategy, with tools attached before the model asks (preload) or
+//! not, next to eager loading with caching.
+//!
+//! A scripted conversation (8 user messages, 4 discoveries, `calculate`
+//! used three times, a core tool, a closing answer; 3 times over for the
+//! long one) runs through the real agent loop against a stand-in model on
+//! loopback (`standin.rs`), for each wire format and strategy. Every
+//! request body is recorded and priced as the provider bills it
+//! (`price.rs`): Anthropic only for what the request marks, OpenAI by its
+//! automatic cache. A second table has a model that never calls
+//! `tool_info` do 12 tasks.
+//!
+//! Usage: `cargo run --release -p optimclaw-bench --bin cache`
+
+mod price;
+mod standin;
+
+use std::sync::{Arc, Mutex};
+
+use optimclaw::agent::{
+    Agent, AgentEvent, AgentOptions, CacheTtl, ModelConfig, PromptCache, WireFormat,
+};
+use optimclaw::preload::PreloadOptions;
+use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
+use serde_json::{Value, json};
+use standin::{Behaviour, Task};
+
+/// OpenAI's cached-input price as a share of its input price (gpt-4.1 and
+/// gpt-4.1-mini: $0.10 against $0.40 per million for the mini).
+const OPENAI_READ: f64 = 0.25;
+/// The model the Anthropic stand-in is priced as (its minimum cacheable
+/// prefix: 1,024 tokens).
+const ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+
+fn task(message: &str, tool: Option<&'static str>, query: &'static str, args: Value) -> Task {
+    Task {
+        message: message.to_owned(),
+        tool,
+        query,
+        args,
+    }
+}
+
+/// The conversation: the 8 messages below, `rounds` times (later rounds
+/// use tools found in the first, as long conversations do).
+fn script(rounds: usize) -> Vec<Task> {
+    let one = vec![
+        task(
+            "What is 6 times 7?",
+            Some("calculate"),
+            "calculate arithmetic expression",
+            json!({"expression": "6 * 7"}),
+        ),
+        task(
+            "Encode the word hello in base64.",
+            Some("base64_encode"),
+            "base64 encode text",
+            json!({"text": "hello"}),
+        ),
+        task(
+            "And 12 times 12?",
+            Some("calculate"),
+            "calculate arithmetic expression",
+            json!({"expression": "12 * 12"}),
+        ),
+        task(
+            "How many words are in 'the quick brown fox'?",
+            Some("word_count"),
+            "count words in a text",
+            json!({"text": "the quick brown fox"}),
+        ),
+        task(
+            "What time is 2026-03-01T12:00:00Z in Tokyo?",
+            Some("timezone_convert"),
+            "convert time zone",
+            json!({"datetime": "2026-03-01T12:00:00Z", "to": "Asia/Tokyo"}),
+        ),
+        task(
+            "Echo the word done.",
+            Some("echo"),
+            "",
+            json!({"text": "done"}),
+        ),
+        task(
+            "What is 3 plus 4?",
+            Some("calculate"),
+            "calculate arithmetic expression",
+            json!({"expression": "3 + 4"}),
+        ),
+        task("Thanks, that is all.", None, "", json!({})),
+    ];
+    let mut all = Vec::new();
+    for round in 0..rounds {
+        for mut t in one.clone() {
+            if round > 0 {
+                t.message = format!("{} (again, {})", t.message, round + 1);
+            }
+            all.push(t);
+        }
+    }
+    all
+}
+
+/// Twelve tasks, each needing one deferred tool of the assistant, as a
+/// user would ask them (not tuned to the search).
+fn never_search_tasks() -> Vec<Task> {
+    vec![
+        task(
+            "Encode 'hello world' as base64.",
+            Some("base64_encode"),
+            "",
+            json!({"text": "hello world"}),
+        ),
+        task(
+            "Decode this base64 for me: aGVsbG8=",
+            Some("base64_decode"),
+            "",
+            json!({"data": "aGVsbG8="}),
+        ),
+        task(
+            "What is the SHA-256 hash of the word banana?",
+            Some("hash_text"),
+            "",
+            json!({"text": "banana", "algorithm": "sha256"}),
+        ),
+        task(
+            "How many days are there between 2026-01-01 and 2026-03-01?",
+            Some("date_diff"),
+            "",
+            json!({"start": "2026-01-01", "end": "2026-03-01"}),
+        ),
+        task(
+            "Convert 2026-05-01T09:00:00Z to the Europe/Paris time zone.",
+            Some("timezone_convert"),
+            "",
+            json!({"datetime": "2026-05-01T09:00:00Z", "to": "Europe/Paris"}),
+        ),
+        task(
+            "Give me three new random UUIDs.",
+            Some("uuid_new"),
+            "",
+            json!({"count": 3}),
+        ),
+        task(
+            "Turn this CSV into JSON: name,age\nAda,36",
+            Some("csv_to_json"),
+            "",
+            json!({"csv": "name,age\nAda,36"}),
+        ),
+        task(
+            "Split the URL https://example.com:8080/a?b=1 into its parts.",
+            Some("url_parse"),
+            "",
+            json!({"url": "https://example.com:8080/a?b=1"}),
+        ),
+        task(
+            "Show the differences between the texts 'cat' and 'cart'.",
+            Some("text_diff"),
+            "",
+            json!({"original": "cat", "modified": "cart"}),
+        ),
+        task(
+            "Find every number in 'a1 b22 c333' with the regular expression \\d+.",
+            Some("regex_find"),
+            "",
+            json!({"pattern": "\\d+", "text": "a1 b22 c333"}),
+        ),
+        task(
+            "Count the words in 'to be or not to be'.",
+            Some("word_count"),
+            "",
+            json!({"text": "to be or not to be"}),
+        ),
+        task(
+            "Add 3 days to 2026-02-27T10:00:00Z.",
+            Some("date_add"),
+            "",
+            json!({"datetime": "2026-02-27T10:00:00Z", "duration": "3 days"}),
+        ),
+    ]
+}
+
+/// One configuration of a run.
+#[derive(Clone)]
+struct Setup {
+    label: &'static str,
+    lazy: LazyConfig,
+    preload: bool,
+    cache: PromptCache,
+}
+
+/// What a conversation sent, how many of its tasks used their tool, and
+/// how many `tool_info` calls it made.
+struct Run {
+    bodies: Vec<Value>,
+    done: usize,
+    searches: usize,
+}
+
+async fn conversation(
+    format: WireFormat,
+    setup: &Setup,
+    registry: &Registry,
+    tasks: Vec<Task>,
+    behaviour: Behaviour,
+) -> Run {
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let base = standin::serve(format, Arc::clone(&bodies), tasks.clone(), behaviour).await;
+    let model =
+        ModelConfig::from_env(format, Some(base), Some(ANTHROPIC_MODEL.into())).expect("config");
+    let session = Session::with_lazy(registry.clone(), setup.lazy.clone());
+    let options = AgentOptions::default()
+        .preload(setup.preload.then(PreloadOptions::default))
+        .cache(setup.cache, CacheTtl::FiveMinutes);
+    let mut agent = Agent::new(session, model, options)
+        .expect("agent")
+        .context(ToolContext::new());
+    let (mut done, mut searches) = (0, 0);
+    for task in &tasks {
+        let mut used = false;
+        let result = agent
+            .send_with(&task.message, |e| {
+                if let AgentEvent::ToolCall(call) = e {
+                    let args = call.arguments.as_ref().ok();
+                    let via_bridge = call.name == "call_tool"
+                        && args.and_then(|a| a["name"].as_str()) == task.tool;
+                    used |= Some(call.name.as_str()) == task.tool || via_bridge;
+                    searches += usize::from(call.name == "tool_info");
+                }
+            })
+            .await;
+        if result.is_ok() && (used || task.tool.is_none()) {
+            done += 1;
+        }
+    }
+    if std::env::var_os("CACHE_DEBUG").is_some() {
+        for turn in agent.transcript() {
+            if let optimclaw::agent::Turn::Attached { tools, .. } = turn {
+                eprintln!("  {}: attached {tools:?}", setup.label);
+            }
+        }
+    }
+    let bodies = bodies.lock().unwrap().clone();
+    Run {
+        bodies,
+        done,
+        searches,
+    }
+}
+
+fn bill(format: WireFormat, bodies: &[Value]) -> price::Bill {
+    match format {
+        WireFormat::OpenAiChat => price::openai(bodies, OPENAI_READ),
+        WireFormat::AnthropicMessages => price::anthropic(bodies, ANTHROPIC_MODEL),
+    }
+}
+
+/// The registry: the assistant's catalog, optionally with the 525 tools of
+/// 70 real MCP servers (`mcp-live-526`, listed, not callable here).
+fn registry(with_mcp: bool) -> Registry {
+    let mut builder = Registry::builder().lazy(LazyConfig::lazy());
+    if with_mcp {
+        let path = optimclaw_bench::data_dir().join("mcp-live-526/tools.json");
+        let tools = optimclaw::manifest::load_manifest(
+            &path,
+            &optimclaw::manifest::ManifestOptions::default(),
+        )
+        .expect("the corpus loads");
+        builder = builder.tools(tools);
+    }
+    builder.build().expect("the catalog is valid")
+}
+
+fn setups(format: WireFormat) -> Vec<Setup> {
+    let lazy = |s| LazyConfig::lazy().with_strategy(s);
+    let setup = |label, lazy, preload, cache| Setup {
+        label,
+        lazy,
+        preload,
+        cache,
+    };
+    let b = PromptCache::Breakpoints;
+    let mut out = vec![setup("eager", LazyConfig::eager(), false, b)];
+    if format == WireFormat::AnthropicMessages {
+        out.push(setup(
+            "eager, caching not asked for",
+            LazyConfig::eager(),
+            false,
+            PromptCache::Off,
+        ));
+    }
+    out.push(setup("append", lazy(LoadStrategy::Append), false, b));
+    out.push(setup("bridge", lazy(LoadStrategy::Bridge), false, b));
+    out.push(setup(
+        "bridge + preload",
+        lazy(LoadStrategy::Bridge),
+        true,
+        b,
+    ));
+    if format == WireFormat::AnthropicMessages {
+        out.push(setup(
+            "bridge + preload, automatic cache_control",
+            lazy(LoadStrategy::Bridge),
+            true,
+            PromptCache::Automatic,
+        ));
+        out.push(setup("native", lazy(LoadStrategy::Native), false, b));
+        out.push(setup(
+            "native, automatic cache_control",
+            lazy(LoadStrategy::Native),
+            false,
+            PromptCache::Automatic,
+        ));
+    }
+    out
+}
+
+#[tokio::main]
+async fn main() {
+    // Link the assistant's catalog into this binary.
+    assert_eq!(assistant::CORE_TOOLS.len(), 12);
+    println!(
+        "Priced as billed: Anthropic ({ANTHROPIC_MODEL}) caches marked prefixes only (writes 1.25×, reads 0.1×, 1,024-token minimum); OpenAI caches prompts of 1,024+ tokens itself (reads {OPENAI_READ}×). Costs in uncached-token units (o200k).\n"
+    );
+    println!(
+        "| tools | messages | wire format | setup | requests | tool_info calls | uncached tokens | cache reads | cache writes | cost | vs eager with cache | tasks done |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (with_mcp, label) in [(false, "catalog (53)"), (true, "catalog + 525 MCP")] {
+        let registry = registry(with_mcp);
+        for rounds in [1, 3] {
+            for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
+                let mut eager_cost = None;
+                for setup in setups(format) {
+                    let tasks = script(rounds);
+                    let n = tasks.len();
+                    let run =
+                        conversation(format, &setup, &registry, tasks, Behaviour::Searches).await;
+                    let b = bill(format, &run.bodies);
+                    let base = *eager_cost.get_or_insert(b.cost);
+                    println!(
+                        "| {label} | {n} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2}× | {}/{n} |",
+                        format.name(),
+                        setup.label,
+                        b.requests,
+                        run.searches,
+                        b.uncached,
+                        b.read,
+                        b.written,
+                        b.cost,
+                        b.cost / base,
+                        run.done,
+                    );
+                }
+            }
+        }
+    }
+    println!(
+        "\nA model that never calls tool_info, 12 tasks each needing one deferred tool (assistant catalog):\n"
+    );
+    println!("| wire format | setup | tasks done | requests | cost vs eager with cache |");
+    println!("|---|---|---|---|---|");
+    let registry = registry(false);
+    for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
+        let mut eager_cost = None;
+        for setup in setups(format)
+            .into_iter()
+            .filter(|s| matches!(s.label, "eager" | "bridge" | "bridge + preload"))
+        {
+            let run = conversation(
+                format,
+                &setup,
+                &registry,
+                never_search_tasks(),
+                Behaviour::NeverSearches,
+            )
+            .await;
+            let b = bill(format, &run.bodies);
+            let base = *eager_cost.get_or_insert(b.cost);
+            println!(
+                "| {} | {} | {}/12 | {} | {:.2}× |",
+                format.name(),
+                setup.label,
+                run.done,
+                b.requests,
+                b.cost / base
+            );
+        }
+    }
+}

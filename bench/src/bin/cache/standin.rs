@@ -1,0 +1,298 @@
+//! The stand-in model the conversations run against: it reads each request
+//! body as a model would and answers by a script. A searching model calls
+//! `tool_info` when it lacks the tool a message needs; a model that never
+//! searches (as some open models behave) uses only what it can see: the
+//! tools in the request and the tools attached to the message.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use optimclaw::agent::WireFormat;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// One user message: the tool it needs, what a model would search for, its
+/// arguments.
+#[derive(Clone)]
+pub struct Task {
+    pub message: String,
+    pub tool: Option<&'static str>,
+    pub query: &'static str,
+    pub args: Value,
+}
+
+/// How the stand-in behaves when the tool it needs is not in sight.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    /// Calls `tool_info`.
+    Searches,
+    /// Says it cannot help.
+    NeverSearches,
+}
+
+/// What the model reads in a request: the last user text, text attached
+/// to it, the tools it can call now, the tool results since that message,
+/// and every `tool_info` answer of the conversation.
+struct Reading {
+    user: String,
+    attached: String,
+    callable: Vec<String>,
+    results: Vec<(String, String)>,
+    earlier: Vec<String>,
+}
+
+/// The model's next move for a request body.
+fn decide(format: WireFormat, body: &Value, tasks: &[Task], behaviour: Behaviour) -> Value {
+    let r = match format {
+        WireFormat::OpenAiChat => read_openai(body),
+        WireFormat::AnthropicMessages => read_anthropic(body),
+    };
+    let Some(task) = tasks.iter().find(|t| t.message == r.user) else {
+        return say(format, "(not a scripted message)");
+    };
+    let Some(tool) = task.tool else {
+        return say(format, "You are welcome.");
+    };
+    if r.results
+        .iter()
+        .any(|(name, _)| name == tool || name == "call_tool")
+    {
+        return say(format, "Done.");
+    }
+    if r.callable.iter().any(|n| n == tool) {
+        return call(format, tool, task.args.clone());
+    }
+    let named = format!("\"name\":\"{tool}\"");
+    let seen = r.attached.contains(&named) || r.earlier.iter().any(|out| out.contains(tool));
+    if seen && r.callable.iter().any(|n| n == "call_tool") {
+        return call(
+            format,
+            "call_tool",
+            json!({"name": tool, "arguments": task.args}),
+        );
+    }
+    match behaviour {
+        Behaviour::NeverSearches => say(format, "I have no tool for that."),
+        Behaviour::Searches => call(
+            format,
+            "tool_info",
+            json!({"query": task.query, "max_results": 5}),
+        ),
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .first()
+            .and_then(|p| p["text"].as_str())
+            .unwrap_or_default()
+            .to_owned(),
+        _ => String::new(),
+    }
+}
+
+fn read_openai(body: &Value) -> Reading {
+    let messages = body["messages"].as_array().unwrap();
+    let last_user = messages.iter().rposition(|m| m["role"] == "user").unwrap();
+    let content = &messages[last_user]["content"];
+    let attached = content
+        .as_array()
+        .map(|parts| {
+            parts[1..]
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    let callable = body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| {
+            t.pointer("/function/name")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .collect();
+    let mut names = HashMap::new();
+    for m in messages {
+        for c in m["tool_calls"].as_array().into_iter().flatten() {
+            names.insert(
+                c["id"].as_str().unwrap().to_owned(),
+                c["function"]["name"].as_str().unwrap().to_owned(),
+            );
+        }
+    }
+    let outputs = |from: usize| -> Vec<(String, String)> {
+        messages[from..]
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| {
+                (
+                    names[m["tool_call_id"].as_str().unwrap()].clone(),
+                    m["content"].to_string(),
+                )
+            })
+            .collect()
+    };
+    // A model remembers what tool_info told it, and what came attached.
+    let mut earlier: Vec<String> = outputs(0)
+        .into_iter()
+        .filter(|(n, _)| n == "tool_info")
+        .map(|(_, out)| out)
+        .collect();
+    for m in messages.iter().filter(|m| m["role"] == "user") {
+        for part in m["content"].as_array().into_iter().flatten().skip(1) {
+            earlier.push(part["text"].as_str().unwrap_or_default().to_owned());
+        }
+    }
+    Reading {
+        user: text_of(content),
+        attached,
+        callable,
+        results: outputs(last_user),
+        earlier,
+    }
+}
+
+fn read_anthropic(body: &Value) -> Reading {
+    let mut callable: Vec<String> = body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["defer_loading"] != true)
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    let mut r = Reading {
+        user: String::new(),
+        attached: String::new(),
+        callable: Vec::new(),
+        results: Vec::new(),
+        earlier: Vec::new(),
+    };
+    let mut names = HashMap::new();
+    for m in body["messages"].as_array().unwrap() {
+        let mut first_text = true;
+        for block in m["content"].as_array().into_iter().flatten() {
+            match block["type"].as_str() {
+                Some("tool_use") => {
+                    names.insert(
+                        block["id"].as_str().unwrap().to_owned(),
+                        block["name"].as_str().unwrap().to_owned(),
+                    );
+                }
+                Some("text") if m["role"] == "user" => {
+                    let text = block["text"].as_str().unwrap().to_owned();
+                    if first_text {
+                        r.user = text;
+                        r.attached.clear();
+                        r.results.clear();
+                        first_text = false;
+                    } else {
+                        r.attached.push_str(&text);
+                        r.earlier.push(text);
+                    }
+                }
+                Some("tool_result") => {
+                    for c in block["content"].as_array().into_iter().flatten() {
+                        if c["type"] == "tool_reference" {
+                            callable.push(c["tool_name"].as_str().unwrap().to_owned());
+                        }
+                    }
+                    let name = names[block["tool_use_id"].as_str().unwrap()].clone();
+                    if name == "tool_info" {
+                        r.earlier.push(block["content"].to_string());
+                    }
+                    r.results.push((name, block["content"].to_string()));
+                }
+                _ => {}
+            }
+        }
+    }
+    r.callable = callable;
+    r
+}
+
+fn say(format: WireFormat, text: &str) -> Value {
+    match format {
+        WireFormat::OpenAiChat => {
+            json!({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}]})
+        }
+        WireFormat::AnthropicMessages => {
+            json!({"id": "m", "type": "message", "role": "assistant", "model": "m",
+            "content": [{"type": "text", "text": text}], "stop_reason": "end_turn", "stop_sequence": null,
+            "usage": {"input_tokens": 1, "output_tokens": 1}})
+        }
+    }
+}
+
+fn call(format: WireFormat, name: &str, args: Value) -> Value {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let id = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    match format {
+        WireFormat::OpenAiChat => {
+            json!({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [
+                {"id": format!("call_{id}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}]},
+                "finish_reason": "tool_calls"}]})
+        }
+        WireFormat::AnthropicMessages => {
+            json!({"id": "m", "type": "message", "role": "assistant", "model": "m",
+            "content": [{"type": "tool_use", "id": format!("toolu_{id}"), "name": name, "input": args}],
+            "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 1, "output_tokens": 1}})
+        }
+    }
+}
+
+/// Serves the stand-in on loopback; records every body.
+pub async fn serve(
+    format: WireFormat,
+    bodies: Arc<Mutex<Vec<Value>>>,
+    tasks: Vec<Task>,
+    behaviour: Behaviour,
+) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let mut buf = Vec::new();
+            let body = loop {
+                let mut chunk = [0u8; 65536];
+                let n = stream.read(&mut chunk).await.unwrap_or(0);
+                if n == 0 {
+                    break None;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+                    let len: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        break serde_json::from_slice::<Value>(&buf[end + 4..end + 4 + len]).ok();
+                    }
+                }
+            };
+            let Some(body) = body else { continue };
+            let reply = decide(format, &body, &tasks, behaviour).to_string();
+            bodies.lock().unwrap().push(body);
+            let response = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+            let _ = stream.write_all(response.as_bytes()).await;
+        }
+    });
+    match format {
+        WireFormat::OpenAiChat => format!("http://{addr}/v1"),
+        WireFormat::AnthropicMessages => format!("http://{addr}"),
+    }
+}

@@ -1,0 +1,107 @@
+//! Tools attached before the model asks: a user's message is searched
+//! with the same ranking and calibrated strength as `tool_info`, and the
+//! few tools that match it strongly go with the message, as text after
+//! the user's own words. The `tools` array is not touched, so the cached
+//! prompt prefix holds; the model calls an attached tool through the
+//! bridge (`call_tool`) without a `tool_info` round trip, and a model that
+//! never searches still finds the tool it needs.
+
+use serde_json::json;
+
+use crate::config::LoadStrategy;
+use crate::session::Session;
+use crate::tool::{CALL_TOOL, TOOL_INFO};
+
+/// How far the best keyword hit must stand out from the next one (its
+/// score over the next's) to be attached. With strength at
+/// [`STRONG_MATCH`](crate::search::STRONG_MATCH) and one tool a message,
+/// the rule that paid best in the worst of eight dev catalogs: a right
+/// attachment saves a `tool_info` round trip (about 1,300 input-token
+/// units under caching), a wrong one costs its schema for the rest of the
+/// conversation (about 300). BENCHMARKS.md §8b.
+pub const PRELOAD_MARGIN: f32 = 1.1;
+
+/// How much a message may carry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreloadOptions {
+    /// Tools attached to one message at most (default 1: on the dev
+    /// catalogs a second one was more often wrong than useful).
+    pub max_tools: usize,
+    /// Characters of attached text at most (default 6,000, about 1,500
+    /// tokens); a tool whose schema would pass it is left out.
+    pub max_chars: usize,
+}
+
+impl Default for PreloadOptions {
+    fn default() -> Self {
+        PreloadOptions {
+            max_tools: 1,
+            max_chars: 6_000,
+        }
+    }
+}
+
+/// What goes with a message: the tools attached and the text that
+/// describes them (put it after the user's words as its own content block).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Preloaded {
+    /// The tools attached, best match first.
+    pub tools: Vec<String>,
+    /// The text to send after the user's message.
+    pub text: String,
+}
+
+impl Session {
+    /// The tools that match `message` strongly and were neither loaded nor
+    /// attached before in this session, with the text that attaches them;
+    /// `None` when there are none (or lazy loading is off: every tool is
+    /// sent anyway). The tools are recorded as attached, so the next
+    /// message does not carry them again.
+    pub fn preload(&self, message: &str, options: &PreloadOptions) -> Option<Preloaded> {
+        let lazy = self.lazy_config();
+        if !lazy.enabled || options.max_tools == 0 {
+            return None;
+        }
+        let registry = self.registry();
+        let attached = self.attached();
+        let mut tools = Vec::new();
+        let mut lines = Vec::new();
+        let mut used = 0;
+        // A match the model already has (loaded, or attached before) takes
+        // its place: the next hit is a worse match, not a second chance.
+        for i in registry.preload_candidates(message, options.max_tools, self.scope()) {
+            let tool = &registry.tools()[i];
+            let name = tool.name();
+            let framework = name == TOOL_INFO || name == CALL_TOOL;
+            if framework
+                || tool.is_core()
+                || self.is_loaded(name)
+                || attached.iter().any(|a| a == name)
+            {
+                continue;
+            }
+            let line = json!({"name": name, "description": tool.description(), "parameters": tool.input_schema()})
+                .to_string();
+            if used + line.len() > options.max_chars {
+                continue;
+            }
+            used += line.len();
+            lines.push(line);
+            tools.push(name.to_owned());
+        }
+        if tools.is_empty() {
+            return None;
+        }
+        self.attach(&tools);
+        let how = if lazy.strategy == LoadStrategy::Bridge {
+            "call one through `call_tool` with its name and arguments"
+        } else {
+            "call one by its name"
+        };
+        let text = format!(
+            "[Tools attached to this message because they match it ({how}); ignore them if they do not help:]\n{}",
+            lines.join("\n")
+        );
+        Some(Preloaded { tools, text })
+    }
+}
