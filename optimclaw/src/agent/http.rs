@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
 
+use super::error::describe_http_error;
 use super::{Agent, AgentError, AgentEvent, ModelReply, WireFormat, anthropic, openai};
 
 impl Agent {
@@ -321,27 +322,6 @@ fn error_message(bytes: &[u8]) -> String {
                 snippet(bytes)
             }
         })
-}
-
-/// A reqwest error as one line (what failed, then each cause), without the
-/// URL: its query may hold credentials.
-pub fn describe_http_error(err: &reqwest::Error) -> String {
-    let mut msg = if err.is_timeout() {
-        "the request timed out".to_owned()
-    } else if err.is_redirect() {
-        "a redirect was refused".to_owned()
-    } else if err.is_connect() {
-        "could not connect".to_owned()
-    } else {
-        "the request failed".to_owned()
-    };
-    let mut source = std::error::Error::source(err);
-    while let Some(s) = source {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
-        source = s.source();
-    }
-    msg
 }
 
 #[cfg(test)]

@@ -24,9 +24,11 @@
 //!
 //! Files: `config.rs` (wire formats, keys, [`ModelConfig`], [`AgentOptions`]),
 //! `error.rs` ([`AgentError`]), `transcript.rs` (turns, replies, usage),
-//! `http.rs` (the POST with retries, capped reads, backoff), `guard.rs` (the
-//! search guard), one file per wire format (`openai.rs`, `anthropic.rs`),
-//! and the loop here.
+//! `request.rs` (the next request's body), `cache.rs` (prompt caching as
+//! each provider defines it), `http.rs` (the POST with retries, capped
+//! reads, backoff), `stream.rs` (streamed replies), `reply.rs` (a parsed
+//! reply), `guard.rs` (the search guard), one file per wire format
+//! (`openai.rs`, `anthropic.rs`), and the loop here.
 
 mod anthropic;
 mod cache;
@@ -35,6 +37,8 @@ mod error;
 mod guard;
 mod http;
 mod openai;
+mod reply;
+mod request;
 mod stream;
 mod transcript;
 
@@ -52,7 +56,6 @@ use crate::config::LoadStrategy;
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::provider::{Dialect, RenderOptions};
-use crate::schema::json_type_name;
 use crate::session::Session;
 use crate::telemetry;
 use crate::tool::TOOL_INFO;
@@ -63,8 +66,9 @@ pub use cache::{
 };
 pub use config::{AgentOptions, ApiKey, MODEL_VAR, ModelConfig, WireFormat};
 pub use error::AgentError;
+pub use error::describe_http_error;
 use guard::SearchGuard;
-pub use http::describe_http_error;
+use reply::{ModelReply, count, parse_arguments};
 pub use transcript::{AgentEvent, Reply, RequestUsage, ToolCallRequest, ToolOutcome, Turn};
 
 /// Cancels whatever [`Agent::send`] is running, from another task: keep
@@ -279,37 +283,7 @@ impl Agent {
                 (Some(a), None) => Some(a.clone()),
                 (None, b) => b.clone(),
             };
-            let body = match self.model.format {
-                WireFormat::OpenAiChat => {
-                    let mut body = openai::request(
-                        &self.model,
-                        system.as_deref(),
-                        &rendered.tools,
-                        &self.transcript,
-                    );
-                    if let Some(key) = &self.options.prompt_cache_key {
-                        body["prompt_cache_key"] = Value::String(key.clone());
-                    }
-                    if self.options.stream {
-                        body["stream"] = Value::Bool(true);
-                        body["stream_options"] = serde_json::json!({"include_usage": true});
-                    }
-                    body
-                }
-                WireFormat::AnthropicMessages => {
-                    let mut body = anthropic::request(
-                        &self.model,
-                        system.as_deref(),
-                        &rendered.tools,
-                        &self.transcript,
-                    );
-                    cache::mark_anthropic(&mut body, self.options.cache, self.options.cache_ttl);
-                    if self.options.stream {
-                        body["stream"] = Value::Bool(true);
-                    }
-                    body
-                }
-            };
+            let body = self.request_body(system.as_deref(), &rendered.tools);
             on_event(AgentEvent::Request {
                 request: self.usage.len() + 1,
                 tools: rendered.tools.len(),
@@ -478,16 +452,6 @@ impl Agent {
     }
 }
 
-/// A parsed model reply.
-struct ModelReply {
-    text: String,
-    calls: Vec<ToolCallRequest>,
-    native: Option<Value>,
-    usage: RequestUsage,
-    /// Anthropic's `pause_turn`: send the reply back and let it go on.
-    paused: bool,
-}
-
 fn cap_chars(text: String, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text,
@@ -498,20 +462,6 @@ fn cap_chars(text: String, max: usize) -> String {
     }
 }
 
-/// Parses tool-call arguments sent as a JSON text.
-fn parse_arguments(raw: &str) -> Result<Value, String> {
-    let raw = if raw.trim().is_empty() { "{}" } else { raw };
-    match serde_json::from_str::<Value>(raw) {
-        Ok(Value::Object(map)) => Ok(Value::Object(map)),
-        Ok(other) => Err(format!("got {}", json_type_name(&other))),
-        Err(e) => Err(format!("invalid JSON: {e}")),
-    }
-}
-
-fn count(value: Option<&Value>) -> Option<u64> {
-    value.and_then(Value::as_u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,16 +470,5 @@ mod tests {
     fn cap_keeps_short_text_and_says_what_was_cut() {
         assert_eq!(cap_chars("abc".into(), 3), "abc");
         assert_eq!(cap_chars("abcdé".into(), 3), "abc\n[2 more characters cut]");
-    }
-
-    #[test]
-    fn arguments_must_be_an_object() {
-        assert!(parse_arguments("").unwrap().is_object());
-        assert_eq!(parse_arguments("[1]").unwrap_err(), "got an array");
-        assert!(
-            parse_arguments("{\"a\":")
-                .unwrap_err()
-                .starts_with("invalid JSON")
-        );
     }
 }

@@ -350,7 +350,7 @@ pub(super) async fn read(
             Ok(Err(err)) => {
                 return Err(StreamError::Retry(format!(
                     "the stream broke: {}",
-                    super::http::describe_http_error(&err)
+                    super::error::describe_http_error(&err)
                 )));
             }
             Ok(Ok(None)) => break,

@@ -357,11 +357,45 @@ async fn main() {
         }
     }
     println!(
+        "\nWhat attachments cost when the model ignores them (it searches anyway), assistant catalog, 8 messages:\n"
+    );
+    println!("| wire format | bridge | bridge + preload, attachments ignored | extra cost |");
+    println!("|---|---|---|---|");
+    let registry = registry(false);
+    for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
+        let all = setups(format);
+        let find = |label| all.iter().find(|s| s.label == label).unwrap();
+        let plain = conversation(
+            format,
+            find("bridge"),
+            &registry,
+            script(1),
+            Behaviour::Searches,
+        )
+        .await;
+        let ignored = conversation(
+            format,
+            find("bridge + preload"),
+            &registry,
+            script(1),
+            Behaviour::IgnoresAttached,
+        )
+        .await;
+        let (a, b) = (
+            bill(format, &plain.bodies).cost,
+            bill(format, &ignored.bodies).cost,
+        );
+        println!(
+            "| {} | {a:.0} | {b:.0} | {:+.1} % |",
+            format.name(),
+            100.0 * (b - a) / a
+        );
+    }
+    println!(
         "\nA model that never calls tool_info, 12 tasks each needing one deferred tool (assistant catalog):\n"
     );
     println!("| wire format | setup | tasks done | requests | cost vs eager with cache |");
     println!("|---|---|---|---|---|");
-    let registry = registry(false);
     for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
         let mut eager_cost = None;
         for setup in setups(format)

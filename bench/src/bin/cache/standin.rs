@@ -28,6 +28,9 @@ pub enum Behaviour {
     Searches,
     /// Says it cannot help.
     NeverSearches,
+    /// Calls `tool_info` even when the tool came attached (what an
+    /// attachment costs when it goes unused).
+    IgnoresAttached,
 }
 
 /// What the model reads in a request: the last user text, text attached
@@ -63,7 +66,13 @@ fn decide(format: WireFormat, body: &Value, tasks: &[Task], behaviour: Behaviour
         return call(format, tool, task.args.clone());
     }
     let named = format!("\"name\":\"{tool}\"");
-    let seen = r.attached.contains(&named) || r.earlier.iter().any(|out| out.contains(tool));
+    let seen = if behaviour == Behaviour::IgnoresAttached {
+        r.earlier
+            .iter()
+            .any(|out| out.contains(tool) && !out.starts_with("[Tools attached"))
+    } else {
+        r.attached.contains(&named) || r.earlier.iter().any(|out| out.contains(tool))
+    };
     if seen && r.callable.iter().any(|n| n == "call_tool") {
         return call(
             format,
@@ -73,7 +82,7 @@ fn decide(format: WireFormat, body: &Value, tasks: &[Task], behaviour: Behaviour
     }
     match behaviour {
         Behaviour::NeverSearches => say(format, "I have no tool for that."),
-        Behaviour::Searches => call(
+        Behaviour::Searches | Behaviour::IgnoresAttached => call(
             format,
             "tool_info",
             json!({"query": task.query, "max_results": 5}),
