@@ -61,14 +61,9 @@ fn catalogs() -> Vec<(&'static str, Registry)> {
 }
 
 /// The dialects with a `tools` array (text renders a whole prompt).
-const DIALECTS: [Dialect; 6] = [
-    Dialect::OpenAi,
-    Dialect::OpenAiStrict,
-    Dialect::OpenAiResponses,
-    Dialect::Anthropic,
-    Dialect::Gemini,
-    Dialect::Mcp,
-];
+fn dialects() -> impl Iterator<Item = Dialect> {
+    Dialect::ALL.into_iter().filter(|d| *d != Dialect::Text)
+}
 
 fn parameters(spec: &Value, dialect: Dialect) -> Option<&Value> {
     match dialect {
@@ -93,7 +88,7 @@ fn every_tool_of_every_catalog_goes_to_every_provider_within_its_rules() {
         let mut tools = Vec::new();
         for tool in registry.tools() {
             let mut entry = json!({"name": tool.name(), "schema": tool.input_schema()});
-            for dialect in DIALECTS {
+            for dialect in dialects() {
                 let described = describe_tool(tool, dialect, RenderOptions::default());
                 if let Some(d) = &described.degraded {
                     let slot = match d.outcome {
@@ -114,7 +109,7 @@ fn every_tool_of_every_catalog_goes_to_every_provider_within_its_rules() {
             }
             tools.push(entry);
         }
-        for dialect in DIALECTS {
+        for dialect in dialects() {
             let [loose, not_strict, left] = counts.get(dialect.name()).copied().unwrap_or_default();
             table.push(format!(
                 "{name:<18}{:<18}{:>6} tools {loose:>5} loosened {not_strict:>5} strict:false {left:>3} left out",

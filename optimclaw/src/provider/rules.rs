@@ -32,8 +32,8 @@ pub const STRICT_MAX_LONG_ENUM_CHARS: usize = 15_000;
 /// values together hold at most this many characters.
 pub const STRICT_MAX_CHARS: usize = 120_000;
 
-/// The keywords OpenAI's strict mode takes (what `strict_schema` writes).
-const STRICT_KEYS: &[&str] = &[
+/// The keywords OpenAI's strict mode takes (what `strict_schema` keeps).
+pub(super) const STRICT_KEYS: &[&str] = &[
     "type",
     "properties",
     "required",

@@ -122,7 +122,8 @@ fn strict_node(node: &mut Value, path: &str, root: bool) -> Result<(), (String, 
     for key in ["$comment", "$id", "$anchor", "$schema", "$dynamicAnchor"] {
         map.remove(key);
     }
-    map.retain(|k, _| STRICT_KEEP.contains(&k.as_str()));
+    // What strict mode does not know is an annotation: dropped.
+    map.retain(|k, _| super::rules::STRICT_KEYS.contains(&k.as_str()));
     let types: Vec<String> = match map.get("type") {
         Some(Value::String(t)) => vec![t.clone()],
         Some(Value::Array(ts)) => ts
@@ -196,22 +197,6 @@ fn strict_node(node: &mut Value, path: &str, root: bool) -> Result<(), (String, 
     }
     Ok(())
 }
-
-/// What a strict node may keep (anything else is an annotation strict
-/// mode does not know, and is dropped).
-const STRICT_KEEP: &[&str] = &[
-    "type",
-    "properties",
-    "required",
-    "additionalProperties",
-    "items",
-    "anyOf",
-    "enum",
-    "description",
-    "title",
-    "$defs",
-    "$ref",
-];
 
 /// The JSON type name of a value.
 fn type_of(v: &Value) -> &'static str {
