@@ -67,7 +67,7 @@ EMBEDDINGS = TypeAdapter(EmbeddingCreateParams)
 # Words that mean alike, for the stand-in embedder.
 MEANINGS = [
     {"clock", "hour", "hours", "time", "timezone", "zone", "zones", "tokyo", "o'clock"},
-    {"arithmetic", "sum", "multiply", "math", "calculate", "expression", "total"},
+    {"arithmetic", "sum", "multiply", "math", "calculate", "expression", "total", "totals", "tally"},
 ]
 HASHED = 64
 
