@@ -50,13 +50,11 @@ pub fn decode_args<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
         Value::Null => Value::Object(serde_json::Map::new()),
         Value::Object(_) => args,
         other => {
-            return Err(ToolError::decoding(
-                String::new(),
-                format!(
-                    "expected a JSON object of named arguments, got {}",
-                    json_type_name(&other)
-                ),
-            ));
+            let detail = format!(
+                "expected a JSON object of named arguments, got {}",
+                json_type_name(&other)
+            );
+            return Err(ToolError::decoding(String::new(), detail, other));
         }
     };
     // The fast path reads the arguments without tracking the JSON path
@@ -67,9 +65,9 @@ pub fn decode_args<T: DeserializeOwned>(args: Value) -> Result<T, ToolError> {
         Err(plain) => Err(match serde_path_to_error::deserialize::<_, T>(&args) {
             Err(err) => {
                 let path = err.path().to_string();
-                ToolError::decoding(path, err.into_inner())
+                ToolError::decoding(path, err.into_inner(), args)
             }
-            Ok(_) => ToolError::decoding(String::new(), plain),
+            Ok(_) => ToolError::decoding(String::new(), plain, args),
         }),
     }
 }

@@ -56,7 +56,7 @@ pub(crate) async fn run(
     }
     let args = prepare_args(tool, args)?;
     let filter = ctx.output_filter().cloned();
-    let result = execute(name, handler, args, ctx, timeout).await;
+    let result = execute(tool, handler, args, ctx, timeout).await;
     match filter {
         None => result,
         Some(filter) => match result {
@@ -87,12 +87,13 @@ fn filter_strings(value: &mut Value, filter: &dyn Fn(&str) -> Option<String>) {
 }
 
 async fn execute(
-    name: &str,
+    tool: &Tool,
     handler: Handler,
     args: Value,
     ctx: ToolContext,
     timeout: Option<Duration>,
 ) -> Result<Value, ToolError> {
+    let (name, schema) = (tool.name(), tool.input_schema());
     let cancel = ctx.cancellation_shared();
     if cancel.is_cancelled() {
         return Err(cancelled(name));
@@ -126,7 +127,7 @@ async fn execute(
         },
     };
     match outcome {
-        Ok(result) => result.map_err(|e| e.in_tool(name)),
+        Ok(result) => result.map_err(|e| e.in_tool(name, schema)),
         Err(payload) => Err(panicked(name, &*payload)),
     }
 }
@@ -151,13 +152,19 @@ fn prepare_args(tool: &Tool, mut args: Value) -> Result<Value, ToolError> {
         let schema = tool.input_schema();
         strip_optional_nulls(&mut args, schema, schema, 0);
     }
-    // Linked tools are checked by decoding into their argument type; a
+    // Linked tools are checked by decoding into their argument type (and,
+    // when that fails, against their schema, to list every problem); a
     // dynamic tool's arguments are checked against its schema here, before
     // its handler (an MCP server, a WASM module) sees them.
-    if !tool.is_linked()
-        && let Err((path, message)) = schema::check_instance(&args, tool.input_schema())
-    {
-        return Err(ToolError::invalid_arguments(tool.name(), &path, message));
+    if !tool.is_linked() {
+        let (problems, more) = schema::argument_problems(&args, tool.input_schema());
+        if !problems.is_empty() {
+            return Err(ToolError::invalid_arguments_all(
+                tool.name(),
+                &problems,
+                more,
+            ));
+        }
     }
     Ok(args)
 }

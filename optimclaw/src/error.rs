@@ -70,9 +70,16 @@ pub struct ToolError {
     /// Boxed so a `Result<_, ToolError>` stays small whatever features
     /// make `Value` larger (serde_json's `preserve_order`, which rig turns on).
     data: Option<Box<Value>>,
-    /// Set on argument errors made before the tool name is known: the JSON
-    /// path of the error. The registry adds the tool name.
-    pending_path: Option<String>,
+    /// Set on argument errors made before the tool name is known (by a
+    /// linked tool's decoder): where serde stopped, and the arguments, so
+    /// the registry can name the tool and list every problem.
+    pending: Option<Box<Pending>>,
+}
+
+#[derive(Clone, Debug)]
+struct Pending {
+    path: String,
+    args: Value,
 }
 
 impl ToolError {
@@ -87,18 +94,18 @@ impl ToolError {
             kind,
             message: message.to_string(),
             data: None,
-            pending_path: None,
+            pending: None,
         }
     }
 
-    /// An argument error whose tool name is filled in by the registry.
-    pub(crate) fn decoding(path: String, detail: impl fmt::Display) -> Self {
+    /// An argument error whose tool name is filled in by the registry;
+    /// `args` are the arguments that failed to decode.
+    pub(crate) fn decoding(path: String, detail: impl fmt::Display, args: Value) -> Self {
         let mut err = Self::with_kind(ToolErrorKind::InvalidArguments, detail);
-        err.pending_path = Some(path);
+        err.pending = Some(Box::new(Pending { path, args }));
         err
     }
 
-    /// Names the tool in an argument error made by [`decoding`](Self::decoding).
     /// The same error with its message (and the strings of its data)
     /// passed through `filter`.
     pub(crate) fn map_texts(mut self, filter: impl Fn(&str) -> Option<String>) -> Self {
@@ -116,15 +123,59 @@ impl ToolError {
         self
     }
 
-    pub(crate) fn in_tool(self, tool: &str) -> Self {
-        match &self.pending_path {
-            Some(path) => {
-                let mut err = Self::invalid_arguments(tool, path, &self.message);
-                err.data = self.data;
-                err
-            }
-            None => self,
+    /// Names the tool in an argument error made by [`decoding`](Self::decoding),
+    /// listing every problem the arguments have against `schema` when there
+    /// are several (the decoder stops at the first); with one, or none the
+    /// schema can see, the decoder's own message stands.
+    pub(crate) fn in_tool(self, tool: &str, schema: &Value) -> Self {
+        let Some(pending) = self.pending else {
+            return self;
+        };
+        let (problems, more) = crate::schema::argument_problems(&pending.args, schema);
+        // One problem: the decoder's own words (they quote the value).
+        let mut err = if problems.len() + more <= 1 {
+            Self::invalid_arguments(tool, &pending.path, &self.message)
+        } else {
+            Self::invalid_arguments_all(tool, &problems, more)
+        };
+        if let Some(data) = self.data {
+            err.data = Some(data);
         }
+        err
+    }
+
+    /// Invalid arguments for `tool`: every problem found (`more` beyond
+    /// those listed), in the message and as `data.problems`.
+    pub(crate) fn invalid_arguments_all(
+        tool: &str,
+        problems: &[crate::schema::ArgumentProblem],
+        more: usize,
+    ) -> Self {
+        let mut err = match problems {
+            [one] if more == 0 => Self::invalid_arguments(tool, &one.path, &one.message),
+            _ => {
+                let listed: Vec<String> = problems.iter().map(ToString::to_string).collect();
+                let rest = if more == 0 {
+                    String::new()
+                } else {
+                    format!("; and {more} more")
+                };
+                Self::with_kind(
+                    ToolErrorKind::InvalidArguments,
+                    format!(
+                        "invalid arguments for tool `{tool}`, {} problems: {}{rest}",
+                        problems.len() + more,
+                        listed.join("; ")
+                    ),
+                )
+            }
+        };
+        let listed: Vec<Value> = problems
+            .iter()
+            .map(|p| json!({"path": p.path, "message": p.message}))
+            .collect();
+        err.data = Some(Box::new(json!({ "problems": listed })));
+        err
     }
 
     /// Unknown tool name, listing the nearest known names.

@@ -262,8 +262,11 @@ impl Session {
                         "{err}. The schema of `{name}` is attached: retry with arguments that match it"
                     )
                 };
-                Err(ToolError::with_kind(ToolErrorKind::InvalidArguments, hint)
-                    .with_data(json!({ "tool": canonical_spec(tool) })))
+                let mut data = json!({ "tool": canonical_spec(tool) });
+                if let Some(problems) = err.data().and_then(|d| d.get("problems")) {
+                    data["problems"] = problems.clone();
+                }
+                Err(ToolError::with_kind(ToolErrorKind::InvalidArguments, hint).with_data(data))
             }
             Err(err)
                 if matches!(

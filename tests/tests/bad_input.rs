@@ -175,7 +175,11 @@ async fn every_bad_argument_gets_a_clear_error() {
             json!(true),
             "expected a JSON object of named arguments, got a boolean",
         ),
-        ("empty object", json!({}), "missing field `name`"),
+        (
+            "empty object",
+            json!({}),
+            "4 problems: `name`: the required field `name` is missing (expected \"string\"); `count`: the required field `count` is missing",
+        ),
         (
             "nesting 10,000 levels deep",
             with("items", deep(10_000)),
@@ -352,6 +356,105 @@ async fn session_bad_input() {
     let err = session.call("nope", json!({}), &ctx).await.unwrap_err();
     assert_eq!(err.kind(), ToolErrorKind::UnknownTool);
     assert!(session.loaded().is_empty(), "failed calls load nothing");
+}
+
+/// Every problem of one call, with its JSON path, in one error: for a
+/// linked tool (whose decoder stops at the first), a dynamic tool, a
+/// session (schema attached) and the bridge `call_tool`.
+#[tokio::test]
+async fn every_problem_of_a_call_is_named_at_once() {
+    let ctx = ToolContext::new();
+    let bad = json!({"name": 7, "items": [1, "two"], "part": {"weight": -1}, "colour": "red"});
+    let expected = [
+        ("name", "expected \"string\", got a number 7"),
+        ("count", "the required field `count` is missing"),
+        ("items[1]", "expected \"integer\", got a string \"two\""),
+        ("part.weight", "-1 is below the minimum 0"),
+        ("part.label", "the required field `label` is missing"),
+        ("colour", "unknown field `colour`"),
+    ];
+    let check =
+        |err: &optimclaw::ToolError, tool: &str| {
+            assert_eq!(err.kind(), ToolErrorKind::InvalidArguments, "{err}");
+            let text = err.to_string();
+            assert!(
+                text.starts_with(&format!(
+                    "invalid arguments for tool `{tool}`, 6 problems: "
+                )),
+                "{text}"
+            );
+            let problems = err.data().unwrap()["problems"].as_array().unwrap().clone();
+            assert_eq!(problems.len(), expected.len(), "{text}");
+            for (path, message) in expected {
+                assert!(
+                    text.contains(&format!("`{path}`: {message}")),
+                    "{path}: {text}"
+                );
+                assert!(
+                    problems.iter().any(|p| p["path"] == path
+                        && p["message"].as_str().unwrap().starts_with(message)),
+                    "{path}: {problems:?}"
+                );
+            }
+        };
+    let linked = registry();
+    check(
+        &linked
+            .call("store_order", bad.clone(), &ctx)
+            .await
+            .unwrap_err(),
+        "store_order",
+    );
+    let schema = linked.get("store_order").unwrap().input_schema().clone();
+    let dynamic = Registry::builder()
+        .without_linked()
+        .tools([
+            optimclaw::DynamicTool::new("store_copy", "Store an order.", schema)
+                .handler(|_ctx, _args: Value| async move { Ok(json!("stored")) }),
+        ])
+        .build()
+        .unwrap();
+    check(
+        &dynamic
+            .call("store_copy", bad.clone(), &ctx)
+            .await
+            .unwrap_err(),
+        "store_copy",
+    );
+    let session = Session::new(registry());
+    let err = session
+        .call("store_order", bad.clone(), &ctx)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("6 problems"), "{err}");
+    assert_eq!(err.data().unwrap()["tool"]["name"], "store_order");
+    assert_eq!(err.data().unwrap()["problems"].as_array().unwrap().len(), 6);
+    let bridged = session
+        .call(
+            "call_tool",
+            json!({"name": "store_order", "arguments": bad}),
+            &ctx,
+        )
+        .await
+        .unwrap_err();
+    assert!(bridged.to_string().contains("6 problems"), "{bridged}");
+    assert_eq!(
+        bridged.data().unwrap()["problems"]
+            .as_array()
+            .unwrap()
+            .len(),
+        6
+    );
+    // One problem keeps the decoder's own words.
+    let one = linked
+        .call("store_order", with("count", json!("2")), &ctx)
+        .await
+        .unwrap_err();
+    assert!(
+        one.to_string()
+            .contains("at `count`: invalid type: string \"2\""),
+        "{one}"
+    );
 }
 
 #[test]

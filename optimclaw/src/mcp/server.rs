@@ -133,11 +133,19 @@ impl McpServer {
     /// 2026-07-28) that follow `list_changed`: MCP 2026-07-28 says
     /// `tools/list` must not vary per connection or as a side effect of
     /// other requests, and many clients ignore the notification. The
-    /// default is one fixed list (see [`McpServer`]). Set before serving.
+    /// default is one fixed list (see [`McpServer`]). A growing list is
+    /// [`LoadStrategy::Append`], so this sets that strategy whatever the
+    /// lazy setting named. Set before serving.
     #[must_use]
     pub fn per_connection_lists(mut self) -> Self {
         if let Some(shared) = Arc::get_mut(&mut self.shared) {
             shared.per_connection = true;
+            shared.lazy = shared.lazy.clone().with_strategy(LoadStrategy::Append);
+            let registry = read(&shared.registry).clone();
+            self.conn = Arc::new(Connection {
+                session: RwLock::new(Session::with_lazy(registry, shared.lazy.clone())),
+                generation: AtomicU64::new(shared.generation.load(Ordering::SeqCst)),
+            });
         }
         self
     }

@@ -2,8 +2,10 @@
 //! what no provider wants (`$schema`, the generated root `title`,
 //! non-standard integer/float `format`s).
 
+mod check;
 mod refs;
 
+pub use check::{ArgumentProblem, MAX_PROBLEMS, argument_problems, check_instance};
 pub use refs::{MAX_DEPTH, Resolved, has_ref, push_note, resolve_refs};
 
 use schemars::JsonSchema;
@@ -184,137 +186,4 @@ pub fn preview(value: &Value, max: usize) -> String {
         None => text,
         Some((cut, _)) => format!("{}…", &text[..cut]),
     }
-}
-
-/// Checks a value against the parts of a JSON schema that decide whether a
-/// call is well formed: `type`, `properties`, `required`,
-/// `additionalProperties: false`, `items`, `enum`, `const`, `anyOf`/`oneOf`
-/// and local `$ref`s. Returns the JSON path (`a.b[2]`) and what is wrong.
-///
-/// Not a full JSON Schema validator (formats, bounds and patterns are not
-/// checked): it catches what makes an example useless to a model — unknown
-/// or missing fields and values of the wrong type. A validator crate would
-/// add a large dependency tree for that.
-pub fn check_instance(value: &Value, schema: &Value) -> Result<(), (String, String)> {
-    check_node(value, schema, schema, String::new(), 0)
-}
-
-fn check_node(
-    value: &Value,
-    schema: &Value,
-    root: &Value,
-    path: String,
-    depth: usize,
-) -> Result<(), (String, String)> {
-    if depth > 64 {
-        return Ok(());
-    }
-    let schema = match schema.get("$ref").and_then(Value::as_str) {
-        Some(r) => r
-            .strip_prefix('#')
-            .and_then(|p| root.pointer(p))
-            .unwrap_or(schema),
-        None => schema,
-    };
-    let fail = |message: String| Err((path.clone(), message));
-    for key in ["anyOf", "oneOf"] {
-        if let Some(options) = schema.get(key).and_then(Value::as_array)
-            && !options
-                .iter()
-                .any(|o| check_node(value, o, root, path.clone(), depth + 1).is_ok())
-        {
-            return fail(format!(
-                "{} matches none of the allowed shapes",
-                json_type_name(value)
-            ));
-        }
-    }
-    if let Some(allowed) = schema.get("enum").and_then(Value::as_array)
-        && !allowed.contains(value)
-    {
-        return fail(format!(
-            "{value} is not one of {}",
-            Value::Array(allowed.clone())
-        ));
-    }
-    if let Some(constant) = schema.get("const")
-        && constant != value
-    {
-        return fail(format!("expected {constant}, got {value}"));
-    }
-    if let Some(types) = schema.get("type") {
-        let accepts = |t: &str| match t {
-            "object" => value.is_object(),
-            "array" => value.is_array(),
-            "string" => value.is_string(),
-            "boolean" => value.is_boolean(),
-            "null" => value.is_null(),
-            "integer" => {
-                value.is_i64() || value.is_u64() || value.as_f64().is_some_and(|f| f.fract() == 0.0)
-            }
-            "number" => value.is_number(),
-            _ => true,
-        };
-        let ok = match types {
-            Value::String(t) => accepts(t),
-            Value::Array(ts) => ts.iter().filter_map(Value::as_str).any(accepts),
-            _ => true,
-        };
-        if !ok {
-            return fail(format!("expected {types}, got {}", json_type_name(value)));
-        }
-    }
-    match value {
-        Value::Object(map) => {
-            let props = schema.get("properties").and_then(Value::as_object);
-            for name in schema
-                .get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-            {
-                if !map.contains_key(name) {
-                    return fail(format!("the required field `{name}` is missing"));
-                }
-            }
-            for (key, item) in map {
-                let sub = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
-                match props.and_then(|p| p.get(key)) {
-                    Some(prop) => check_node(item, prop, root, sub, depth + 1)?,
-                    None => match schema.get("additionalProperties") {
-                        Some(Value::Bool(false)) => {
-                            let known: Vec<&str> = props
-                                .map(|p| p.keys().map(String::as_str).collect())
-                                .unwrap_or_default();
-                            return Err((
-                                sub,
-                                format!(
-                                    "unknown field `{key}`; expected one of: {}",
-                                    known.join(", ")
-                                ),
-                            ));
-                        }
-                        Some(extra @ Value::Object(_)) => {
-                            check_node(item, extra, root, sub, depth + 1)?;
-                        }
-                        _ => {}
-                    },
-                }
-            }
-        }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
-                for (i, item) in items.iter().enumerate() {
-                    check_node(item, item_schema, root, format!("{path}[{i}]"), depth + 1)?;
-                }
-            }
-        }
-        _ => {}
-    }
-    Ok(())
 }

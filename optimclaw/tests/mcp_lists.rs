@@ -1,0 +1,89 @@
+//! What `tools/list` holds and what `initialize` promises about it: one
+//! fixed list by default (core tools, `tool_info`, `call_tool`), lists that
+//! grow per connection only when asked for, and `listChanged` announced
+//! only where the list can change.
+#![cfg(feature = "mcp")]
+
+use optimclaw::mcp::McpServer;
+use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext, ToolKind};
+use serde_json::{Value, json};
+
+fn registry() -> Registry {
+    let echo = DynamicTool::new(
+        "echo",
+        "Echo a text back.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    )
+    .kind(ToolKind::Core)
+    .handler(|_ctx, args: Value| async move { Ok(args["text"].clone()) });
+    let forecast = DynamicTool::new(
+        "weather_forecast",
+        "Forecast the weather of a city for the coming days.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
+    .keywords(["weather", "forecast", "rain"])
+    .handler(|_ctx, args: Value| async move { Ok(json!(format!("sunny in {}", args["city"]))) });
+    let tool_info = optimclaw::linked_tools()
+        .find(|d| d.name == "tool_info")
+        .expect("tool_info is linked");
+    Registry::builder()
+        .without_linked()
+        .descriptor(tool_info)
+        .lazy(LazyConfig::lazy())
+        .tools([echo, forecast])
+        .build()
+        .unwrap()
+}
+
+fn names(server: &McpServer) -> Vec<String> {
+    let mut names: Vec<String> = server
+        .list()
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn the_default_list_is_fixed_and_holds_the_bridge() {
+    let server = McpServer::new(registry(), ToolContext::default());
+    let before = names(&server);
+    assert_eq!(before, ["call_tool", "echo", "tool_info"]);
+    let found = server
+        .session()
+        .call(
+            "tool_info",
+            json!({"query": "weather forecast"}),
+            &ToolContext::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(found["tools"][0]["name"], "weather_forecast");
+    assert_eq!(
+        names(&server),
+        before,
+        "tool_info leaves the fixed list alone"
+    );
+}
+
+#[tokio::test]
+async fn per_connection_lists_grow_with_what_tool_info_finds() {
+    // The registry's strategy is the bridge (the default); a growing list
+    // is appending, whatever the lazy setting said.
+    let server = McpServer::new(registry(), ToolContext::default()).per_connection_lists();
+    assert_eq!(names(&server), ["echo", "tool_info"]);
+    server
+        .session()
+        .call(
+            "tool_info",
+            json!({"query": "weather forecast"}),
+            &ToolContext::default(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(names(&server), ["echo", "tool_info", "weather_forecast"]);
+    // Another connection starts from the core tools again.
+    assert_eq!(names(&server.for_new_connection()), ["echo", "tool_info"]);
+}
