@@ -131,9 +131,21 @@ enum Command {
         /// Every tool listed (default: OPTIMCLAW_LAZY_TOOLS).
         #[arg(long)]
         eager: bool,
-        /// HTTP: live sessions at most; more get HTTP 503 with Retry-After.
+        /// HTTP: live sessions at most; at the cap the least recently used session that made no request after initialize is closed, and with none such a new one gets HTTP 503 with Retry-After.
         #[arg(long, default_value_t = 10_000)]
         max_sessions: usize,
+        /// HTTP: live sessions one access key may hold; more get HTTP 429 with Retry-After.
+        #[arg(long, default_value_t = 1_000)]
+        max_sessions_per_key: usize,
+        /// HTTP: tool calls one access key may have running at once; more get HTTP 429 with Retry-After.
+        #[arg(long, default_value_t = 64)]
+        max_calls_per_key: usize,
+        /// HTTP: a Host name to answer besides IP addresses and localhost (repeatable; name or name:port; * for any), e.g. the name clients or a proxy use.
+        #[arg(long = "allowed-host", value_name = "HOST")]
+        allowed_hosts: Vec<String>,
+        /// HTTP: a browser Origin to accept (repeatable, e.g. https://app.example.com:443); when given, requests naming any other Origin get HTTP 403.
+        #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+        allowed_origins: Vec<String>,
         /// HTTP: close a session after this many seconds without a request.
         #[arg(long, default_value_t = 600)]
         session_idle: u64,
@@ -313,6 +325,10 @@ async fn run(cli: Cli) -> Result<(), String> {
             lazy: lazy_flag,
             eager,
             max_sessions,
+            max_sessions_per_key,
+            max_calls_per_key,
+            allowed_hosts,
+            allowed_origins,
             session_idle,
             stateless,
             max_calls,
@@ -326,6 +342,10 @@ async fn run(cli: Cli) -> Result<(), String> {
             };
             let limits = base
                 .with_max_sessions(max_sessions)
+                .with_max_sessions_per_key(max_sessions_per_key)
+                .with_max_calls_per_key(max_calls_per_key)
+                .with_allowed_hosts(allowed_hosts)
+                .with_allowed_origins(allowed_origins)
                 .with_session_idle(std::time::Duration::from_secs(session_idle));
             let mode = chosen_mode(eager, lazy_flag, &registry);
             let ctx = app.start(&registry);

@@ -1,16 +1,20 @@
 //! MCP both ways, through rmcp (the official Rust SDK): [`McpServer`]
-//! serves a registry (lazily or eagerly) to MCP clients, and
-//! [`McpClient`] imports MCP servers' tools as deferred tools named
-//! `server__tool`.
+//! serves a registry (lazily or eagerly) to MCP clients, over standard
+//! input and output or streamable HTTP, and [`McpClient`] imports MCP
+//! servers' tools as deferred tools named `server__tool`.
 
 mod auth;
 mod client;
+mod front;
+mod hosts;
 mod http;
+mod limits;
+mod quota;
 mod server;
 mod servers;
 
 pub use auth::{HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
 pub use client::{McpClient, McpClientOptions};
-pub use http::HttpLimits;
+pub use limits::HttpLimits;
 pub use server::McpServer;
 pub use servers::{ServerConfig, ServersFile, load_servers_file};

@@ -1,15 +1,18 @@
-//! MCP over streamable HTTP under load: the session limit (HTTP 503 with
-//! `Retry-After` and a JSON-RPC error), `DELETE` ending a session, the body
-//! limit (413), calls of one session running concurrently, the limit of
-//! calls in flight, and stateless replicas answering one client in turn.
-//! Raw JSON-RPC over HTTP, as any client sends it.
+//! MCP over streamable HTTP under load and behind proxies: the session
+//! limit (unused sessions evicted, then HTTP 503 with `Retry-After` and a
+//! JSON-RPC error), per-key quotas (HTTP 429; the other key is served),
+//! `DELETE` ending a session, the body limit (413), calls of one session
+//! running concurrently, the limit of calls in flight, the `Host` names
+//! answered, `listChanged` only where lists change, and stateless replicas
+//! answering one client in turn. Raw JSON-RPC over HTTP, as any client
+//! sends it.
 #![cfg(feature = "mcp")]
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use optimclaw::mcp::{HttpAuth, HttpLimits, McpServer};
-use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext, ToolKind};
+use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext, ToolKind, ToolScope};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -76,22 +79,32 @@ impl Drop for Served {
     }
 }
 
+/// A second key, for quotas: what one key does must not stop the other.
+const OTHER_TOKEN: &str = "other-token-fedcba9876543210";
+
 async fn serve(server: McpServer, limits: HttpLimits) -> Served {
+    let auth = HttpAuth::token(TOKEN)
+        .unwrap()
+        .key(OTHER_TOKEN, ToolScope::all())
+        .unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let stop = CancellationToken::new();
-    let auth = HttpAuth::token(TOKEN).unwrap();
     tokio::spawn(server.serve_http_with(listener, stop.clone(), auth, limits));
     Served { url, stop }
 }
 
 fn client() -> reqwest::Client {
+    client_of(TOKEN)
+}
+
+fn client_of(token: &str) -> reqwest::Client {
     // reqwest is built without a TLS provider of its own.
     let _ = rustls::crypto::ring::default_provider().install_default();
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert(
         reqwest::header::AUTHORIZATION,
-        format!("Bearer {TOKEN}").parse().unwrap(),
+        format!("Bearer {token}").parse().unwrap(),
     );
     reqwest::Client::builder()
         .default_headers(headers)
@@ -166,6 +179,14 @@ async fn call(
     message(&reply.text().await.unwrap())
 }
 
+/// `tools/list` on session `id`: the session is in use.
+async fn list(http: &reqwest::Client, url: &str, id: &str) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 90, "method": "tools/list"});
+    let reply = post(http, url, Some(id), body).await;
+    assert!(reply.status().is_success(), "{}", reply.status());
+    message(&reply.text().await.unwrap())
+}
+
 fn server(n: usize) -> McpServer {
     McpServer::new(registry(n), ToolContext::new())
 }
@@ -179,7 +200,10 @@ async fn sessions_over_the_limit_get_503_and_delete_frees_one() {
     let http = client();
     let mut ids = Vec::new();
     for _ in 0..3 {
-        ids.push(open(&http, &served.url).await.expect("under the limit"));
+        let id = open(&http, &served.url).await.expect("under the limit");
+        // In use: a session that made a request is never evicted for room.
+        list(&http, &served.url, &id).await;
+        ids.push(id);
     }
     let refused = open(&http, &served.url).await.expect_err("over the limit");
     assert_eq!(refused.status(), 503);
@@ -190,7 +214,7 @@ async fn sessions_over_the_limit_get_503_and_delete_frees_one() {
         error["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("limit of 3 live MCP sessions"),
+            .contains("limit of 3 live MCP sessions, all in use"),
         "{error}"
     );
     // Requests of live sessions still go through while the server is full.
@@ -233,7 +257,8 @@ async fn idle_sessions_expire() {
         .with_session_idle(Duration::from_millis(300));
     let served = serve(server(1), limits).await;
     let http = client();
-    open(&http, &served.url).await.unwrap();
+    let id = open(&http, &served.url).await.unwrap();
+    list(&http, &served.url, &id).await;
     assert_eq!(open(&http, &served.url).await.unwrap_err().status(), 503);
     let mut reopened = false;
     for _ in 0..100 {
@@ -360,4 +385,286 @@ async fn stateless_replicas_answer_one_client_in_turn() {
             "{out}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_the_cap_the_oldest_unused_session_makes_room() {
+    let served = serve(server(1), HttpLimits::default().with_max_sessions(3)).await;
+    let (flood, other) = (client(), client_of(OTHER_TOKEN));
+    // One key fills the server with sessions it never uses.
+    let mut unused = Vec::new();
+    for _ in 0..3 {
+        unused.push(open(&flood, &served.url).await.unwrap());
+    }
+    // Another key still gets in, in place of the oldest unused session.
+    let fresh = open(&other, &served.url)
+        .await
+        .expect("an unused session is evicted for a new one");
+    let listed = list(&other, &served.url, &fresh).await;
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+    let evicted = post(
+        &flood,
+        &served.url,
+        Some(&unused[0]),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(evicted.status(), 404, "the oldest unused session is gone");
+    // The newer unused ones were kept.
+    list(&flood, &served.url, &unused[1]).await;
+    list(&flood, &served.url, &unused[2]).await;
+    // Now every session is in use: nothing to evict, 503.
+    let refused = open(&other, &served.url).await.unwrap_err();
+    assert_eq!(refused.status(), 503);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_key_over_its_session_quota_gets_429_and_the_other_is_served() {
+    let limits = HttpLimits::default()
+        .with_max_sessions_per_key(2)
+        .with_retry_after(Duration::from_secs(3));
+    let served = serve(server(1), limits).await;
+    let (flood, other) = (client(), client_of(OTHER_TOKEN));
+    let first = open(&flood, &served.url).await.unwrap();
+    open(&flood, &served.url).await.unwrap();
+    let refused = open(&flood, &served.url).await.unwrap_err();
+    assert_eq!(refused.status(), 429);
+    assert_eq!(refused.headers()["retry-after"], "3");
+    let error = refused.json::<Value>().await.unwrap();
+    assert_eq!(error["id"], 1, "{error}");
+    assert_eq!(error["error"]["data"]["max_sessions_per_key"], 2, "{error}");
+    let text = error["error"]["message"].as_str().unwrap();
+    assert!(
+        text.contains("quota of 2 live MCP sessions") && text.contains("max_sessions_per_key"),
+        "{text}"
+    );
+    // The other key is unaffected.
+    for _ in 0..2 {
+        open(&other, &served.url).await.unwrap();
+    }
+    // A session of one key is not the other's.
+    let foreign = post(
+        &other,
+        &served.url,
+        Some(&first),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(foreign.status(), 404);
+    // Ending one frees the key's place.
+    let deleted = flood
+        .delete(&served.url)
+        .header("mcp-session-id", &first)
+        .header("mcp-protocol-version", LEGACY)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success());
+    open(&flood, &served.url)
+        .await
+        .expect("a place after DELETE");
+}
+
+/// Starts `n` `hold` calls of `http` and waits until the server runs them
+/// (the key's quota is then full).
+async fn hold_calls(
+    http: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    n: u64,
+) -> Vec<tokio::task::JoinHandle<Value>> {
+    let holds = (0..n)
+        .map(|i| {
+            let (http, url, id) = (http.clone(), url.to_owned(), session.map(str::to_owned));
+            tokio::spawn(async move {
+                call(&http, &url, id.as_deref(), 40 + i, "hold", json!({})).await
+            })
+        })
+        .collect();
+    // Long enough for both to reach the tool (they wait there 5 s).
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    holds
+}
+
+async fn call_quota_holds(limits: HttpLimits, sessions: bool) {
+    let served = serve(server(1), limits.with_max_calls_per_key(2)).await;
+    let (busy, other) = (client(), client_of(OTHER_TOKEN));
+    let (busy_id, other_id) = if sessions {
+        (
+            Some(open(&busy, &served.url).await.unwrap()),
+            Some(open(&other, &served.url).await.unwrap()),
+        )
+    } else {
+        (None, None)
+    };
+    let holds = hold_calls(&busy, &served.url, busy_id.as_deref(), 2).await;
+    let body = json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
+    let refused = post(&busy, &served.url, busy_id.as_deref(), body).await;
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    let error = refused.json::<Value>().await.unwrap();
+    assert_eq!(error["id"], 50, "{error}");
+    assert_eq!(error["error"]["data"]["max_calls_per_key"], 2, "{error}");
+    // Other requests of the busy key go through; so do the other key's
+    // calls.
+    if let Some(id) = &busy_id {
+        list(&busy, &served.url, id).await;
+    }
+    let out = call(
+        &other,
+        &served.url,
+        other_id.as_deref(),
+        51,
+        "echo",
+        json!({"text": "served"}),
+    )
+    .await;
+    assert_eq!(out["result"]["content"][0]["text"], "served", "{out}");
+    for hold in holds {
+        assert_eq!(
+            hold.await.unwrap()["result"]["content"][0]["text"],
+            "released"
+        );
+    }
+    // Finished calls no longer count.
+    let out = call(
+        &busy,
+        &served.url,
+        busy_id.as_deref(),
+        52,
+        "echo",
+        json!({"text": "again"}),
+    )
+    .await;
+    assert_eq!(out["result"]["content"][0]["text"], "again", "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_key_over_its_call_quota_gets_429_and_the_other_is_served() {
+    call_quota_holds(HttpLimits::default(), true).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_call_quota_holds_in_stateless_mode() {
+    call_quota_holds(HttpLimits::stateless(), false).await;
+}
+
+/// `initialize` with `Host: host`.
+async fn initialize_as(url: &str, host: &str) -> reqwest::Response {
+    client()
+        .post(url)
+        .header("host", host)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", LEGACY)
+        .json(&initialize(1))
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn addresses_and_listed_names_are_answered_other_names_refused() {
+    let served = serve(server(1), HttpLimits::default()).await;
+    // A client using the machine's address, or a proxy forwarding to it.
+    for host in ["10.0.0.11:8931", "192.168.1.5", "[fd00::5]:80", "localhost"] {
+        let reply = initialize_as(&served.url, host).await;
+        assert!(reply.status().is_success(), "{host}: {}", reply.status());
+    }
+    let refused = initialize_as(&served.url, "mcp.example.com:8931").await;
+    assert_eq!(refused.status(), 403);
+    let body = refused.json::<Value>().await.unwrap();
+    let text = body["message"].as_str().unwrap();
+    assert!(
+        text.contains("\"mcp.example.com:8931\"")
+            && text.contains("--allowed-host mcp.example.com"),
+        "{text}"
+    );
+    let named = serve(
+        server(1),
+        HttpLimits::default().with_allowed_hosts(["mcp.example.com"]),
+    )
+    .await;
+    let reply = initialize_as(&named.url, "mcp.example.com:8931").await;
+    assert!(reply.status().is_success(), "{}", reply.status());
+    assert_eq!(
+        initialize_as(&named.url, "evil.example").await.status(),
+        403
+    );
+    // A typo fails the start, not each client.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let err = server(1)
+        .serve_http_with(
+            listener,
+            CancellationToken::new(),
+            HttpAuth::token(TOKEN).unwrap(),
+            HttpLimits::default().with_allowed_hosts(["https://mcp.example.com/"]),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("https://mcp.example.com/"),
+        "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn origins_are_checked_when_listed() {
+    let limits = HttpLimits::default().with_allowed_origins(["https://app.example.com:443"]);
+    let served = serve(server(1), limits).await;
+    let with_origin = |origin: &'static str| {
+        client()
+            .post(&served.url)
+            .header("origin", origin)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", LEGACY)
+            .json(&initialize(1))
+            .send()
+    };
+    assert!(
+        with_origin("https://app.example.com")
+            .await
+            .unwrap()
+            .status()
+            .is_success()
+    );
+    assert_eq!(
+        with_origin("https://evil.example").await.unwrap().status(),
+        403
+    );
+}
+
+/// What `initialize` says of `tools.listChanged`.
+async fn announces_list_changed(server: McpServer, limits: HttpLimits) -> Value {
+    let served = serve(server, limits).await;
+    let reply = post(&client(), &served.url, None, initialize(1)).await;
+    assert!(reply.status().is_success());
+    let init = message(&reply.text().await.unwrap());
+    init["result"]["capabilities"]["tools"]
+        .get("listChanged")
+        .cloned()
+        .unwrap_or(Value::Bool(false))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_is_announced_only_where_lists_change() {
+    assert_eq!(
+        announces_list_changed(server(1), HttpLimits::default()).await,
+        false,
+        "a fixed list"
+    );
+    assert_eq!(
+        announces_list_changed(server(1).announce_list_changes(), HttpLimits::default()).await,
+        true
+    );
+    assert_eq!(
+        announces_list_changed(server(1).per_connection_lists(), HttpLimits::default()).await,
+        true
+    );
+    assert_eq!(
+        announces_list_changed(server(1).announce_list_changes(), HttpLimits::stateless()).await,
+        false,
+        "no notification reaches a stateless client"
+    );
 }

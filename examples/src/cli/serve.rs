@@ -71,6 +71,11 @@ pub async fn serve(
     if list_changed {
         server = server.per_connection_lists();
     }
+    if !clients.is_empty() {
+        // Imported servers' tools may change: the list is rebuilt and
+        // clients are told.
+        server = server.announce_list_changes();
+    }
     // An imported server's tools changed: rebuild and tell our clients.
     for client in &clients {
         let (client, all, server, lazy, extra, semantic) = (
@@ -108,11 +113,18 @@ pub async fn serve(
                 .map_err(|e| format!("cannot listen on {addr}: {e}"))?;
             let local = listener.local_addr().map_err(|e| e.to_string())?;
             eprintln!(
-                "serving MCP (streamable HTTP{}) on http://{local}/mcp to {} access key(s); at most {} sessions, idle ones closed after {} s; Ctrl-C stops",
+                "serving MCP (streamable HTTP{}) on http://{local}/mcp to {} access key(s); at most {} sessions ({} per key), {} calls running per key, idle sessions closed after {} s; answering IP addresses, localhost{}; Ctrl-C stops",
                 if limits.stateless { ", stateless" } else { "" },
                 auth.len(),
                 limits.max_sessions,
-                limits.session_idle.as_secs()
+                limits.max_sessions_per_key,
+                limits.max_calls_per_key,
+                limits.session_idle.as_secs(),
+                if limits.allowed_hosts.is_empty() {
+                    " (add names with --allowed-host)".to_owned()
+                } else {
+                    format!(" and {}", limits.allowed_hosts.join(", "))
+                }
             );
             let shutdown = tokio_util::sync::CancellationToken::new();
             let stop = shutdown.clone();

@@ -137,8 +137,9 @@ impl HttpAuth {
         self.keys.is_empty()
     }
 
-    /// The scope of the request's key, or why it has none.
-    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<ToolScope, Refusal> {
+    /// The request's key (its index, for per-key quotas) and scope, or why
+    /// it has none.
+    pub(crate) fn check(&self, headers: &HeaderMap) -> Result<(usize, ToolScope), Refusal> {
         let Some(value) = headers.get(hyper::header::AUTHORIZATION) else {
             return Err(Refusal::Missing);
         };
@@ -152,13 +153,15 @@ impl HttpAuth {
             .ok_or(Refusal::Invalid)?;
         let presented = digest(presented);
         // Every key is compared (no early exit), each in constant time.
-        let mut found: Option<&ToolScope> = None;
-        for key in &self.keys {
+        let mut found: Option<(usize, &ToolScope)> = None;
+        for (index, key) in self.keys.iter().enumerate() {
             if bool::from(key.digest.ct_eq(&presented)) {
-                found = Some(&key.scope);
+                found = Some((index, &key.scope));
             }
         }
-        found.cloned().ok_or(Refusal::Invalid)
+        found
+            .map(|(index, scope)| (index, scope.clone()))
+            .ok_or(Refusal::Invalid)
     }
 }
 

@@ -5,7 +5,7 @@ use rmcp::model::{
     Implementation, InitializeRequestParams, InitializeResult, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
@@ -20,9 +20,6 @@ use crate::registry::Registry;
 use crate::scope::ToolScope;
 use crate::session::Session;
 use crate::tool::{CALL_TOOL, TOOL_INFO};
-
-use super::auth::HttpAuth;
-use super::http::HttpLimits;
 
 /// Tool calls that run at once by default, over every connection.
 const DEFAULT_MAX_CALLS: usize = 256;
@@ -42,6 +39,12 @@ struct Shared {
     /// `tools/list` grows per connection as `tool_info` loads tools (the
     /// opt-in mode); otherwise one fixed list for everyone.
     per_connection: bool,
+    /// The registry may be replaced while serving
+    /// ([`McpServer::announce_list_changes`]).
+    registry_changes: bool,
+    /// Served over stateless HTTP, where no notification can reach a
+    /// client: `listChanged` is never announced.
+    stateless: AtomicBool,
 }
 
 /// One client connection's state.
@@ -61,7 +64,8 @@ struct Connection {
 /// to the older behaviour of lists that grow as `tool_info` loads tools.
 /// [`set_registry`](Self::set_registry) swaps the registry under running
 /// connections (e.g. when an imported MCP server's tools changed) and tells
-/// clients with `notifications/tools/list_changed`.
+/// clients with `notifications/tools/list_changed`; a server that will do
+/// so says it at `initialize` ([`announce_list_changes`](Self::announce_list_changes)).
 ///
 /// Use it to give MCP hosts (Claude Desktop, IDEs, other agents) the
 /// program's tools; over HTTP every request needs a key.
@@ -109,6 +113,8 @@ impl McpServer {
                 calls: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CALLS)),
                 max_calls: DEFAULT_MAX_CALLS,
                 per_connection: false,
+                registry_changes: false,
+                stateless: AtomicBool::new(false),
             }),
             conn: Arc::new(Connection {
                 session: RwLock::new(session),
@@ -148,6 +154,29 @@ impl McpServer {
             });
         }
         self
+    }
+
+    /// Announces `tools.listChanged` at `initialize`: the registry will
+    /// be replaced while serving ([`set_registry`](Self::set_registry),
+    /// e.g. when imported MCP servers change), and clients should follow
+    /// the notification. Without it (and without
+    /// [`per_connection_lists`](Self::per_connection_lists)) the list is
+    /// fixed and `listChanged` is `false`; over stateless HTTP it is always
+    /// `false`, since no notification can reach a client there. Set
+    /// before serving.
+    #[must_use]
+    pub fn announce_list_changes(mut self) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.registry_changes = true;
+        }
+        self
+    }
+
+    /// Whether `initialize` announces `tools.listChanged` (see
+    /// [`announce_list_changes`](Self::announce_list_changes)).
+    pub fn lists_can_change(&self) -> bool {
+        (self.shared.per_connection || self.shared.registry_changes)
+            && !self.shared.stateless.load(Ordering::SeqCst)
     }
 
     /// Tool calls that may run at once over every connection (default
@@ -199,6 +228,11 @@ impl McpServer {
         }
     }
 
+    /// Marks the server as served over stateless HTTP (no `listChanged`).
+    pub(super) fn mark_stateless(&self) {
+        self.shared.stateless.store(true, Ordering::SeqCst);
+    }
+
     /// Forgets the peers of connections that have closed (each holds its
     /// connection's channels until then). Run on every new connection and,
     /// by the HTTP server, every few seconds, so ended sessions free their
@@ -240,35 +274,6 @@ impl McpServer {
             .await
             .map(|_| ())
             .map_err(|e| std::io::Error::other(format!("the MCP server stopped: {e}")))
-    }
-
-    /// Serves streamable HTTP clients on `listener` (path `/mcp`, any path
-    /// accepted) until `shutdown` is cancelled, with the default
-    /// [`HttpLimits`]. Every request needs a key of `auth` (HTTP 401
-    /// otherwise) and sees only its key's tools; an `auth` without keys is
-    /// refused at start. Each client session gets its own loaded state; clients on
-    /// the stateless `2026-07-28` protocol start every request from the
-    /// listing.
-    pub async fn serve_http(
-        self,
-        listener: tokio::net::TcpListener,
-        shutdown: tokio_util::sync::CancellationToken,
-        auth: HttpAuth,
-    ) -> std::io::Result<()> {
-        self.serve_http_with(listener, shutdown, auth, HttpLimits::default())
-            .await
-    }
-
-    /// [`serve_http`](Self::serve_http) with explicit limits (sessions, idle
-    /// time, request size) or in stateless mode.
-    pub async fn serve_http_with(
-        self,
-        listener: tokio::net::TcpListener,
-        shutdown: tokio_util::sync::CancellationToken,
-        auth: HttpAuth,
-        limits: HttpLimits,
-    ) -> std::io::Result<()> {
-        super::http::serve(self, listener, shutdown, limits, auth).await
     }
 
     /// The scope of the request's access key (every tool over stdio).
@@ -322,13 +327,15 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        let mut info = ServerConfig::new(
+        let capabilities = if self.lists_can_change() {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
-                .build(),
-        )
-        .with_server_info(Implementation::new(
+                .build()
+        } else {
+            ServerCapabilities::builder().enable_tools().build()
+        };
+        let mut info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.shared.name.clone(),
             env!("CARGO_PKG_VERSION"),
         ));
