@@ -22,7 +22,10 @@ ours=$(port)
 # The key our server requires; the load generator sends it to both servers.
 OPTIMCLAW_MCP_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 export OPTIMCLAW_MCP_TOKEN
-./target/release/examples/assistant --home "$home" serve --http "127.0.0.1:$ours" --session-idle "$idle" 2>/dev/null &
+# One key drives every scenario here: its quota is set above the global cap
+# so the flood meets the cap (where unused sessions are evicted), not the
+# per-key 429 (tested in optimclaw/tests/mcp_http.rs).
+./target/release/examples/assistant --home "$home" serve --http "127.0.0.1:$ours" --session-idle "$idle" --max-sessions-per-key 20000 2>/dev/null &
 ours_pid=$!
 peer=$(port)
 "$venv/bin/python" bench/mcp_http_peer.py "$peer" "$idle" > /dev/null 2>&1 &

@@ -24,7 +24,8 @@ s.bind(("127.0.0.1", 0))
 port = s.getsockname()[1]
 s.close()
 TOKEN = secrets.token_hex(16)
-server = subprocess.Popen([binary, "--home", home, "serve", "--http", f"127.0.0.1:{port}", "--session-idle", "5"],
+server = subprocess.Popen([binary, "--home", home, "serve", "--http", f"127.0.0.1:{port}", "--session-idle", "5",
+                           "--max-sessions-per-key", "10000"],
                           stderr=subprocess.DEVNULL, env={**os.environ, "OPTIMCLAW_MCP_TOKEN": TOKEN})
 url = f"http://127.0.0.1:{port}/mcp"
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",

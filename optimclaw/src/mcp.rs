@@ -9,6 +9,7 @@ mod front;
 mod hosts;
 mod http;
 mod limits;
+mod memory;
 mod quota;
 mod server;
 mod servers;

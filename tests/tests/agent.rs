@@ -257,6 +257,7 @@ fn session() -> Session {
                 "format": {"type": "string", "enum": ["pdf", "html", "markdown"]},
             }, "required": ["quarter"]}),
         )
+        .handler(|_ctx, args: Value| async move { Ok(json!({"built": args})) })
     });
     let registry = Registry::builder()
         .lazy(LazyConfig::lazy().with_strategy(LoadStrategy::Append))
@@ -417,6 +418,7 @@ async fn openai_unknown_tool_and_invalid_arguments_go_back_to_the_model() {
             ("call_1", "wether_forecast", r#"{"city": "Oslo"}"#),
             ("call_2", "weather_forecast", r#"{"city": "#),
             ("call_3", "weather_forecast", r#"{"town": "Oslo"}"#),
+            ("call_4", "report_03", r#"{"format": "docx"}"#),
         ]),
         openai_text("Sorry."),
     ]);
@@ -439,6 +441,20 @@ async fn openai_unknown_tool_and_invalid_arguments_go_back_to_the_model() {
         "names the missing field: {}",
         text(2)
     );
+    // Every problem at once, with its path, in the text and the data.
+    let all: Value = serde_json::from_str(&text(3)).unwrap();
+    let message = all["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("2 problems") && message.contains("`quarter`") && message.contains("docx"),
+        "{message}"
+    );
+    let paths: Vec<&str> = all["error"]["data"]["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["quarter", "format"], "{all}");
     // The malformed arguments are replayed exactly as the model sent them.
     let replayed = &replay.seen()[1].body["messages"][2]["tool_calls"][1]["function"]["arguments"];
     assert_eq!(replayed, r#"{"city": "#);

@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use super::auth::{HttpAuth, Refusal};
 use super::hosts::{HostCheck, HostRefusal};
 use super::limits::HttpLimits;
+use super::memory::{Trimmer, trim};
 use super::quota::{OverQuota, Quotas};
 use super::server::McpServer;
 
@@ -36,6 +37,8 @@ pub(super) struct Front {
     pub(super) quotas: Quotas,
     /// The address listened on (its IP is always a valid `Host`).
     pub(super) local: SocketAddr,
+    /// When ended sessions' memory goes back to the system.
+    pub(super) trimmer: Trimmer,
 }
 
 /// What a POST body asks for, as far as the limits care.
@@ -174,6 +177,7 @@ impl Front {
         while let Some(id) = self.quotas.evictable() {
             self.quotas.closed(&id);
             let _ = self.manager.close_session(&Arc::from(id.as_str())).await;
+            self.trimmer.evicted();
             if self.live_sessions().await < self.limits.max_sessions {
                 return true;
             }
@@ -186,10 +190,18 @@ impl Front {
     }
 
     /// Forgets the sessions rmcp no longer holds (expired after the idle
-    /// time, or closed).
+    /// time, or closed), and once many have ended gives their memory back
+    /// to the system.
     pub(super) async fn prune(&self) {
-        let live = self.manager.sessions.read().await;
-        self.quotas.retain(|id| live.contains_key(id));
+        let count = {
+            let live = self.manager.sessions.read().await;
+            self.quotas.retain(|id| live.contains_key(id));
+            live.len()
+        };
+        if self.trimmer.should_trim(count) {
+            // It walks every arena: off the runtime's threads.
+            let _ = tokio::task::spawn_blocking(trim).await;
+        }
     }
 
     fn retry_secs(&self) -> u64 {

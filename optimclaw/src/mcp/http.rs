@@ -16,6 +16,7 @@ use super::auth::HttpAuth;
 use super::front::Front;
 use super::hosts::HostCheck;
 use super::limits::HttpLimits;
+use super::memory::Trimmer;
 use super::quota::Quotas;
 use super::server::McpServer;
 
@@ -92,6 +93,7 @@ impl McpServer {
             auth,
             hosts,
             local,
+            trimmer: Trimmer::default(),
         });
         // Ended sessions' peers and quota entries are dropped every few
         // seconds.
