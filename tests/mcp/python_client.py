@@ -71,6 +71,11 @@ async def fixed_list(home):
             check(not direct.is_error and text_of(direct).strip() == "42", text_of(direct))
             bad = await s.call_tool("call_tool", {"name": "job_status", "arguments": {"job": 1}})
             check(bad.is_error and '"required":["id"]' in text_of(bad).replace(" ", ""), f"bridge error carries the schema: {text_of(bad)}")
+            # Every problem of a call at once: the missing field and the wrong type.
+            both = await s.call_tool("job_create", {"priority": "high"})
+            both_text = text_of(both)
+            check(both.is_error and "2 problems" in both_text and "`prompt`" in both_text
+                  and '"high"' in both_text and '"problems"' in both_text, f"every problem named: {both_text}")
             after = await s.list_tools()
             check(before.model_dump_json() == after.model_dump_json(), "tools/list is byte-identical after tool_info and calls")
             await asyncio.sleep(0.2)

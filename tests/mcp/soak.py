@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A bounded soak of `assistant serve --http` on loopback: 50 sessions x 200
+"""A bounded soak of `assistant serve --http` on loopback: two waves of 50 sessions x 200
 mixed requests (tools/list, tool_info, valid and invalid calls, unknown
 tools, cancellations), abrupt disconnects in between, then every session
 ended with DELETE. Checks that every request got an answer, that the server
@@ -19,7 +19,7 @@ import httpx2 as httpx
 
 from loopback import free_port, wait_port
 
-SESSIONS, REQUESTS = 50, 200
+SESSIONS, REQUESTS, WAVES = 50, 200, 2
 VERSION = "2025-06-18"
 TOKEN = secrets.token_hex(16)
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json",
@@ -145,19 +145,25 @@ async def main():
         baseline = rss_mib(server.pid)
         stats = {"answered": 0, "errors": []}
         start = time.time()
-        await asyncio.wait_for(asyncio.gather(*(session_run(url, n, stats) for n in range(SESSIONS))), 300)
+        # Two waves: memory a wave leaves behind would show as growth in
+        # the second.
+        waves = []
+        for wave in range(WAVES):
+            await asyncio.wait_for(asyncio.gather(*(session_run(url, wave * SESSIONS + n, stats)
+                                                    for n in range(SESSIONS))), 300)
+            peak = rss_mib(server.pid)
+            time.sleep(7)  # past the idle timeout: anything left over expires
+            waves.append((peak, rss_mib(server.pid)))
         elapsed = time.time() - start
-        peak = rss_mib(server.pid)
-        time.sleep(7)  # past the idle timeout: anything left over expires
-        end = rss_mib(server.pid)
+        end = waves[-1][1]
         # Still serving after it all.
         async with httpx.AsyncClient(timeout=30) as client:
             sid = await open_session(client, url)
         log.seek(0)
         stderr = log.read()
         problems = list(stats["errors"])
-        if stats["answered"] != SESSIONS * REQUESTS:
-            problems.append(f"answered {stats['answered']} of {SESSIONS * REQUESTS}")
+        if stats["answered"] != WAVES * SESSIONS * REQUESTS:
+            problems.append(f"answered {stats['answered']} of {WAVES * SESSIONS * REQUESTS}")
         if "panicked" in stderr:
             problems.append("the server panicked:\n" + stderr[-2000:])
         if server.poll() is not None:
@@ -166,11 +172,12 @@ async def main():
         # the sessions (tens of KiB each) would not fit in this margin.
         if end > baseline + 48:
             problems.append(f"resident memory {end:.0f} MiB at the end vs {baseline:.0f} MiB at the start")
-        print(f"soak: {stats['answered']} requests answered in {elapsed:.1f} s over {SESSIONS} sessions; "
-              f"resident {baseline:.0f} MiB at start, {peak:.0f} at peak, {end:.0f} at the end")
+        print(f"soak: {stats['answered']} requests answered in {elapsed:.1f} s over {WAVES} waves of {SESSIONS} sessions; "
+              f"resident {baseline:.0f} MiB at start, then per wave (peak / after expiry) "
+              + ", ".join(f"{p:.0f} / {e:.0f}" for p, e in waves))
         for p in problems[:20]:
             print("PROBLEM:", p)
-        print(f"{SESSIONS * REQUESTS - len(problems) if not problems else 0} passed, {len(problems)} failed")
+        print(f"{WAVES * SESSIONS * REQUESTS - len(problems) if not problems else 0} passed, {len(problems)} failed")
         return 1 if problems else 0
     finally:
         server.kill()
