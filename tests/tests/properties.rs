@@ -166,3 +166,120 @@ proptest! {
         prop_assert_eq!(b.loaded().into_iter().collect::<BTreeSet<_>>(), want_b);
     }
 }
+
+/// A value `schema` accepts: `pick` chooses which optional fields, array
+/// lengths and nullable branches it takes.
+fn valid_instance(schema: &Value, pick: &mut impl FnMut() -> bool) -> Value {
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    if let Some(first) = schema.get("anyOf").and_then(|a| a.get(0)) {
+        return if pick() {
+            valid_instance(first, pick)
+        } else {
+            Value::Null
+        };
+    }
+    match &schema["type"] {
+        Value::Array(types) => {
+            if pick() {
+                Value::Null
+            } else {
+                valid_instance(&json!({"type": types[0]}), pick)
+            }
+        }
+        Value::String(t) => match t.as_str() {
+            "string" => json!("2026-12-04T10:00:00Z"),
+            "integer" => json!(3),
+            "number" => json!(2.5),
+            "boolean" => json!(true),
+            "array" => {
+                let n = usize::from(pick()) + usize::from(pick());
+                Value::Array(
+                    (0..n)
+                        .map(|_| valid_instance(&schema["items"], pick))
+                        .collect(),
+                )
+            }
+            "object" => {
+                let mut out = Map::new();
+                let required: BTreeSet<&str> = schema["required"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                if let Some(props) = schema["properties"].as_object() {
+                    for (k, s) in props {
+                        if required.contains(k.as_str()) || pick() {
+                            out.insert(k.clone(), valid_instance(s, pick));
+                        }
+                    }
+                }
+                if let Some(extra) = schema.get("additionalProperties").filter(|a| a.is_object())
+                    && pick()
+                {
+                    out.insert("zz_extra".into(), valid_instance(extra, pick));
+                }
+                Value::Object(out)
+            }
+            _ => Value::Null,
+        },
+        _ => Value::Null,
+    }
+}
+
+/// Any JSON value, nested.
+fn any_json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        (-1e9f64..1e9).prop_map(|n| json!(n)),
+        "\\PC{0,12}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 40, 6, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            proptest::collection::btree_map("[a-z]{1,6}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(400) })]
+
+    /// What a schema accepts is never reported as a problem (dynamic and
+    /// MCP tools are gated on this check), and leaving out a required
+    /// field is always named, with its path.
+    #[test]
+    fn argument_checks_accept_every_valid_value_and_name_a_missing_field(
+        s in root(),
+        choices in proptest::collection::vec(any::<bool>(), 64),
+    ) {
+        let mut i = 0;
+        let mut pick = || { i += 1; choices[i % choices.len()] };
+        let value = valid_instance(&s, &mut pick);
+        let (problems, more) = optimclaw::schema::argument_problems(&value, &s);
+        prop_assert!(problems.is_empty() && more == 0, "{value} against {s}: {problems:?}");
+        if let Some(name) = s["required"].get(0).and_then(Value::as_str) {
+            let mut broken = value.clone();
+            broken.as_object_mut().unwrap().remove(name);
+            let (problems, _) = optimclaw::schema::argument_problems(&broken, &s);
+            prop_assert!(problems.iter().any(|p| p.path == name), "{name} not named: {problems:?}");
+        }
+    }
+
+    /// Any value against any schema: an answer, never a panic, and never
+    /// more than the cap listed.
+    #[test]
+    fn argument_checks_never_panic(s in root(), value in any_json()) {
+        let (problems, _) = optimclaw::schema::argument_problems(&value, &s);
+        prop_assert!(problems.len() <= optimclaw::schema::MAX_PROBLEMS);
+        prop_assert!(problems.iter().all(|p| !p.message.is_empty()));
+    }
+}
