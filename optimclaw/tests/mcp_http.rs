@@ -9,6 +9,7 @@
 #![cfg(feature = "mcp")]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use optimclaw::mcp::{HttpAuth, HttpLimits, McpServer};
@@ -23,8 +24,15 @@ const TOKEN: &str = "test-token-0123456789abcdef";
 
 /// A registry whose `meet` tool returns only once `n` calls wait at once.
 fn registry(n: usize) -> Registry {
+    registry_counting(n).0
+}
+
+/// [`registry`], and how many `hold` calls are running in it now.
+fn registry_counting(n: usize) -> (Registry, Arc<AtomicUsize>) {
     let barrier = Arc::new(tokio::sync::Barrier::new(n));
     let gate = Arc::new(tokio::sync::Notify::new());
+    let holding = Arc::new(AtomicUsize::new(0));
+    let running = Arc::clone(&holding);
     let meet = DynamicTool::new(
         "meet",
         "Wait for the others.",
@@ -45,11 +53,13 @@ fn registry(n: usize) -> Registry {
     )
     .kind(ToolKind::Core)
     .handler(move |_ctx, _args: Value| {
-        let gate = Arc::clone(&gate);
+        let (gate, running) = (Arc::clone(&gate), Arc::clone(&running));
         async move {
+            running.fetch_add(1, Ordering::SeqCst);
             tokio::time::timeout(Duration::from_secs(5), gate.notified())
                 .await
                 .ok();
+            running.fetch_sub(1, Ordering::SeqCst);
             Ok(json!("released"))
         }
     });
@@ -60,12 +70,24 @@ fn registry(n: usize) -> Registry {
     )
     .kind(ToolKind::Core)
     .handler(|_ctx, args: Value| async move { Ok(args["text"].clone()) });
-    Registry::builder()
+    let registry = Registry::builder()
         .without_linked()
         .lazy(LazyConfig::eager())
         .tools([meet, hold, echo])
         .build()
-        .unwrap()
+        .unwrap();
+    (registry, holding)
+}
+
+/// Waits until `n` `hold` calls run (so the slots they take are taken).
+async fn until_holding(holding: &AtomicUsize, n: usize) {
+    for _ in 0..2_000 {
+        if holding.load(Ordering::SeqCst) >= n {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    panic!("{n} hold calls never ran at once");
 }
 
 struct Served {
@@ -301,7 +323,9 @@ async fn calls_of_one_session_run_concurrently() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn calls_over_the_in_flight_limit_are_refused_at_once() {
-    let served = serve(server(1).max_in_flight_calls(2), HttpLimits::default()).await;
+    let (registry, holding) = registry_counting(1);
+    let server = McpServer::new(registry, ToolContext::new()).max_in_flight_calls(2);
+    let served = serve(server, HttpLimits::default()).await;
     let http = client();
     let id = open(&http, &served.url).await.unwrap();
     let holds: Vec<_> = (0..2u64)
@@ -312,25 +336,18 @@ async fn calls_over_the_in_flight_limit_are_refused_at_once() {
             )
         })
         .collect();
-    // Wait until both hold a slot: a third call is then refused.
-    let mut refused = None;
-    for i in 0..100u64 {
-        let out = call(
-            &http,
-            &served.url,
-            Some(&id),
-            30 + i,
-            "echo",
-            json!({"text": "x"}),
-        )
-        .await;
-        if out["result"]["isError"] == true {
-            refused = Some(out);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let refused = refused.expect("a third call is refused while two run");
+    // Both hold a slot: a third call is refused at once.
+    until_holding(&holding, 2).await;
+    let refused = call(
+        &http,
+        &served.url,
+        Some(&id),
+        30,
+        "echo",
+        json!({"text": "x"}),
+    )
+    .await;
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
     let text = refused["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("limit of 2 tool calls"), "{text}");
     for hold in holds {
@@ -472,6 +489,7 @@ async fn hold_calls(
     url: &str,
     session: Option<&str>,
     n: u64,
+    holding: &AtomicUsize,
 ) -> Vec<tokio::task::JoinHandle<Value>> {
     let holds = (0..n)
         .map(|i| {
@@ -481,13 +499,14 @@ async fn hold_calls(
             })
         })
         .collect();
-    // Long enough for both to reach the tool (they wait there 5 s).
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    until_holding(holding, usize::try_from(n).unwrap()).await;
     holds
 }
 
 async fn call_quota_holds(limits: HttpLimits, sessions: bool) {
-    let served = serve(server(1), limits.with_max_calls_per_key(2)).await;
+    let (registry, holding) = registry_counting(1);
+    let server = McpServer::new(registry, ToolContext::new());
+    let served = serve(server, limits.with_max_calls_per_key(2)).await;
     let (busy, other) = (client(), client_of(OTHER_TOKEN));
     let (busy_id, other_id) = if sessions {
         (
@@ -497,7 +516,7 @@ async fn call_quota_holds(limits: HttpLimits, sessions: bool) {
     } else {
         (None, None)
     };
-    let holds = hold_calls(&busy, &served.url, busy_id.as_deref(), 2).await;
+    let holds = hold_calls(&busy, &served.url, busy_id.as_deref(), 2, &holding).await;
     let body = json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}});
     let refused = post(&busy, &served.url, busy_id.as_deref(), body).await;
     assert_eq!(refused.status(), 429);
