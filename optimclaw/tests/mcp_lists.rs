@@ -46,12 +46,9 @@ fn names(server: &McpServer) -> Vec<String> {
     names
 }
 
-#[tokio::test]
-async fn the_default_list_is_fixed_and_holds_the_bridge() {
-    let server = McpServer::new(registry(), ToolContext::default());
-    let before = names(&server);
-    assert_eq!(before, ["call_tool", "echo", "tool_info"]);
-    let found = server
+/// `tool_info` for the weather tool on the server's first connection.
+async fn ask_for_weather(server: &McpServer) -> Value {
+    server
         .session()
         .call(
             "tool_info",
@@ -59,7 +56,15 @@ async fn the_default_list_is_fixed_and_holds_the_bridge() {
             &ToolContext::default(),
         )
         .await
-        .unwrap();
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_default_list_is_fixed_and_holds_the_bridge() {
+    let server = McpServer::new(registry(), ToolContext::default());
+    let before = names(&server);
+    assert_eq!(before, ["call_tool", "echo", "tool_info"]);
+    let found = ask_for_weather(&server).await;
     assert_eq!(found["tools"][0]["name"], "weather_forecast");
     assert_eq!(
         names(&server),
@@ -74,15 +79,7 @@ async fn per_connection_lists_grow_with_what_tool_info_finds() {
     // is appending, whatever the lazy setting said.
     let server = McpServer::new(registry(), ToolContext::default()).per_connection_lists();
     assert_eq!(names(&server), ["echo", "tool_info"]);
-    server
-        .session()
-        .call(
-            "tool_info",
-            json!({"query": "weather forecast"}),
-            &ToolContext::default(),
-        )
-        .await
-        .unwrap();
+    ask_for_weather(&server).await;
     assert_eq!(names(&server), ["echo", "tool_info", "weather_forecast"]);
     // Another connection starts from the core tools again.
     assert_eq!(names(&server.for_new_connection()), ["echo", "tool_info"]);

@@ -18,6 +18,8 @@ pub(super) struct Quotas {
 #[derive(Default)]
 struct State {
     sessions: HashMap<String, Entry>,
+    /// Sessions per key, kept beside `sessions` so an `initialize` is not a
+    /// walk over every live session.
     per_key: Vec<usize>,
 }
 
