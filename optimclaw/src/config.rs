@@ -2,6 +2,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The environment variable that turns lazy loading on.
 pub const LAZY_TOOLS_VAR: &str = "OPTIMCLAW_LAZY_TOOLS";
@@ -40,6 +41,15 @@ pub struct LazyConfig {
     /// their schemas). Every schema returned stays in the conversation's
     /// history and is re-read by every later request.
     pub full_schemas: usize,
+    /// Code mode: the registry gains the core tool `run_code`, through
+    /// which the model runs a JavaScript program that calls any tool in its
+    /// scope (`await tools.NAME(args)`); `tool_info` answers with
+    /// TypeScript declarations instead of JSON schemas, and in lazy mode the
+    /// `tools` array stays core + `tool_info` + `run_code`. Needs the
+    /// `code-mode` feature ([`crate::code`]). Off by default.
+    pub code_mode: bool,
+    /// The limits of each `run_code` program (code mode only).
+    pub code_limits: CodeLimits,
 }
 
 /// How deferred tools reach the model once `tool_info` found them. Chosen
@@ -105,6 +115,8 @@ impl Default for LazyConfig {
             note_budget_chars: 4_000,
             strategy: LoadStrategy::Bridge,
             full_schemas: 2,
+            code_mode: false,
+            code_limits: CodeLimits::default(),
         }
     }
 }
@@ -127,6 +139,20 @@ impl LazyConfig {
     #[must_use]
     pub fn with_strategy(mut self, strategy: LoadStrategy) -> Self {
         self.strategy = strategy;
+        self
+    }
+
+    /// Turns [code mode](Self::code_mode) on or off.
+    #[must_use]
+    pub fn with_code_mode(mut self, on: bool) -> Self {
+        self.code_mode = on;
+        self
+    }
+
+    /// Sets the limits of `run_code` programs.
+    #[must_use]
+    pub fn with_code_limits(mut self, limits: CodeLimits) -> Self {
+        self.code_limits = limits;
         self
     }
 
@@ -172,6 +198,98 @@ impl LazyConfig {
             enabled,
             ..Self::default()
         })
+    }
+}
+
+/// The limits of one `run_code` program. Every limit ends the program with
+/// an error that names it (a result or logs over their size are cut, with
+/// a note saying so); the process and the registry are unharmed.
+///
+/// ```
+/// use std::time::Duration;
+/// use optimclaw::CodeLimits;
+///
+/// let limits = CodeLimits::default().with_wall_time(Duration::from_secs(5));
+/// assert_eq!(limits.memory_bytes, 64 << 20);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CodeLimits {
+    /// Memory the interpreter may allocate (default 64 MiB).
+    pub memory_bytes: usize,
+    /// Stack the interpreter may use, which bounds recursion (default 1 MiB).
+    pub stack_bytes: usize,
+    /// Wall time of one run, tool calls included (default 30 s).
+    pub wall_time: Duration,
+    /// Tool calls one run may make (default 1,000).
+    pub max_tool_calls: u64,
+    /// Tool calls running at once (`Promise.all`; default 8).
+    pub max_concurrent_calls: usize,
+    /// Size of the returned value as JSON (default 64 KiB): a longer one is
+    /// cut and returned as text, with a note.
+    pub max_result_bytes: usize,
+    /// Total size of `console.log` lines kept (default 16 KiB).
+    pub max_log_bytes: usize,
+    /// Length of the program's source (default 100,000 bytes).
+    pub max_code_bytes: usize,
+}
+
+impl Default for CodeLimits {
+    fn default() -> Self {
+        CodeLimits {
+            memory_bytes: 64 << 20,
+            stack_bytes: 1 << 20,
+            wall_time: Duration::from_secs(30),
+            max_tool_calls: 1_000,
+            max_concurrent_calls: 8,
+            max_result_bytes: 64 << 10,
+            max_log_bytes: 16 << 10,
+            max_code_bytes: 100_000,
+        }
+    }
+}
+
+impl CodeLimits {
+    /// Sets [`memory_bytes`](Self::memory_bytes).
+    #[must_use]
+    pub fn with_memory(mut self, bytes: usize) -> Self {
+        self.memory_bytes = bytes;
+        self
+    }
+
+    /// Sets [`wall_time`](Self::wall_time).
+    #[must_use]
+    pub fn with_wall_time(mut self, time: Duration) -> Self {
+        self.wall_time = time;
+        self
+    }
+
+    /// Sets [`max_tool_calls`](Self::max_tool_calls).
+    #[must_use]
+    pub fn with_max_tool_calls(mut self, calls: u64) -> Self {
+        self.max_tool_calls = calls;
+        self
+    }
+
+    /// Sets [`max_concurrent_calls`](Self::max_concurrent_calls) (at least 1).
+    #[must_use]
+    pub fn with_max_concurrent_calls(mut self, calls: usize) -> Self {
+        self.max_concurrent_calls = calls.max(1);
+        self
+    }
+
+    /// Sets [`max_result_bytes`](Self::max_result_bytes).
+    #[must_use]
+    pub fn with_max_result_bytes(mut self, bytes: usize) -> Self {
+        self.max_result_bytes = bytes;
+        self
+    }
+
+    /// Sets [`max_log_bytes`](Self::max_log_bytes).
+    #[must_use]
+    pub fn with_max_log_bytes(mut self, bytes: usize) -> Self {
+        self.max_log_bytes = bytes;
+        self
     }
 }
 

@@ -10,6 +10,7 @@ extern crate self as optimclaw;
 pub mod agent;
 mod bridge;
 mod call;
+pub mod code;
 pub mod config;
 mod context;
 mod descriptor;
@@ -50,7 +51,7 @@ pub mod wasm;
 pub mod __private;
 
 pub use call::{CallOptions, MAX_ARGUMENT_DEPTH};
-pub use config::{ConfigError, LazyConfig, LoadStrategy};
+pub use config::{CodeLimits, ConfigError, LazyConfig, LoadStrategy};
 pub use context::{OutputFilter, ToolContext};
 pub use descriptor::{
     CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolHints, ToolKind, linked_tools,
@@ -61,7 +62,7 @@ pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};
 pub use scope::ToolScope;
 pub use session::Session;
-pub use tool::{DynamicTool, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
+pub use tool::{DynamicTool, RUN_CODE, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
 pub use tool_info_answer::{MatchStrength, ToolInfoAnswer, ToolInfoEntry};
 
 /// The repository's README, whose code blocks run as doctests here (it is

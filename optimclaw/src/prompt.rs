@@ -9,8 +9,7 @@ use crate::config::{LazyConfig, LoadStrategy};
 use crate::registry::Registry;
 use crate::scope::ToolScope;
 pub use crate::tool::TOOL_INFO;
-use crate::tool::Tool;
-use crate::tool::is_framework_tool;
+use crate::tool::{RUN_CODE, Tool, is_framework_tool};
 
 /// The note's fixed opening, as in the OptimClaw lazy-tools document.
 pub const NOTE_PREFIX: &str = "Additional tools available (use tool_info to load): ";
@@ -96,7 +95,16 @@ impl Registry {
             .iter()
             .filter(|t| t.is_core() && scope.allows(t.name()))
             .collect();
-        match lazy.strategy {
+        // Code mode: the array is core tools, `tool_info` and `run_code`,
+        // whatever the strategy; programs reach every other tool.
+        let code_mode = lazy.code_mode && self.get(RUN_CODE).is_some();
+        let strategy = if code_mode {
+            LoadStrategy::Bridge
+        } else {
+            lazy.strategy
+        };
+        match strategy {
+            _ if code_mode => {}
             LoadStrategy::Append => {
                 for name in loaded {
                     if let Some(tool) = self.get(name.as_ref())
@@ -126,7 +134,7 @@ impl Registry {
             tools,
             note,
             registry: self,
-            strategy: lazy.strategy,
+            strategy,
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::rerank::RerankConfig;
 use crate::scope::ToolScope;
 use crate::search::{Constraints, SearchIndex, Weights};
 use crate::telemetry;
-use crate::tool::{CALL_TOOL, DynamicTool, Tool, is_framework_tool, is_valid_tool_name};
+use crate::tool::{CALL_TOOL, DynamicTool, RUN_CODE, Tool, is_framework_tool, is_valid_tool_name};
 
 /// Builds a [`Registry`]: start from [`Registry::builder`] when the
 /// program adds tools at run time (MCP imports, manifests, WASM), changes
@@ -143,16 +143,6 @@ impl RegistryBuilder {
     /// problem found: invalid names, duplicates (with both origins),
     /// argument schemas that are not object schemas.
     pub fn build(self) -> Result<Registry, RegistryError> {
-        let mut descriptors = self.descriptors;
-        if self.linked {
-            descriptors.extend(linked_tools());
-        }
-        // The same descriptor added twice is one tool, not a duplicate.
-        descriptors.sort_by_key(|d| std::ptr::from_ref(*d) as usize);
-        descriptors.dedup_by_key(|d| std::ptr::from_ref(*d) as usize);
-        let mut tools: Vec<Tool> = descriptors.into_iter().map(Tool::from_descriptor).collect();
-        tools.extend(self.dynamic.into_iter().map(Tool::from_dynamic));
-
         let mut problems = Vec::new();
         let lazy = match self.lazy {
             Some(lazy) => lazy,
@@ -161,6 +151,25 @@ impl RegistryBuilder {
                 LazyConfig::default()
             }),
         };
+        let mut descriptors = self.descriptors;
+        if self.linked {
+            descriptors.extend(linked_tools());
+        } else if lazy.code_mode {
+            // Code mode's own tool comes with code mode.
+            descriptors.extend(linked_tools().filter(|d| is_code_mode_tool(d)));
+        }
+        if !lazy.code_mode {
+            descriptors.retain(|d| !is_code_mode_tool(d));
+        } else if !cfg!(feature = "code-mode") {
+            problems.push(
+                "code mode (LazyConfig::code_mode) needs optimclaw's `code-mode` feature, which this build lacks: add features = [\"code-mode\"] to the optimclaw dependency, or leave code mode off".to_owned(),
+            );
+        }
+        // The same descriptor added twice is one tool, not a duplicate.
+        descriptors.sort_by_key(|d| std::ptr::from_ref(*d) as usize);
+        descriptors.dedup_by_key(|d| std::ptr::from_ref(*d) as usize);
+        let mut tools: Vec<Tool> = descriptors.into_iter().map(Tool::from_descriptor).collect();
+        tools.extend(self.dynamic.into_iter().map(Tool::from_dynamic));
         for tool in &tools {
             if !is_valid_tool_name(tool.name()) {
                 problems.push(format!(
@@ -239,6 +248,12 @@ impl RegistryBuilder {
             }),
         })
     }
+}
+
+/// Whether `d` is `run_code`, the tool of code mode (defined in this crate):
+/// in a registry only when code mode is on.
+fn is_code_mode_tool(d: &ToolDescriptor) -> bool {
+    d.name == RUN_CODE && d.location.module_path.starts_with("optimclaw::")
 }
 
 struct Inner {

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::tool::{CALL_TOOL, TOOL_INFO};
+use crate::tool::{CALL_TOOL, RUN_CODE, TOOL_INFO};
 
 /// A set of tool names, written as patterns: an exact name (`echo`), or a
 /// pattern with `*` standing for any run of characters (`github__*`,
@@ -73,6 +73,8 @@ impl ToolScope {
             Some(patterns) => {
                 name == TOOL_INFO
                     || name == CALL_TOOL
+                    // Its programs' calls are checked against the scope.
+                    || name == RUN_CODE
                     || patterns.iter().any(|p| glob(p.as_bytes(), name.as_bytes()))
             }
         }

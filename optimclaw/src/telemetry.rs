@@ -137,6 +137,21 @@ pub(crate) fn tool_span(name: &str, call_id: Option<&str>) -> Span {
     )
 }
 
+/// The span of one program run by `run_code` (inside its `execute_tool`
+/// span; each tool call the program makes is an `execute_tool` span under
+/// it). `tool_calls` is recorded when the program ends.
+pub(crate) fn code_span() -> Span {
+    tracing::info_span!(
+        target: "optimclaw::code",
+        "execute_code",
+        otel.name = "execute_code",
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        tool_calls = Empty,
+        error.message = Empty,
+    )
+}
+
 /// Records the arguments on `span` when content is recorded.
 pub(crate) fn record_arguments(span: &Span, args: &Value, filter: Option<&OutputFilter>) {
     if records_content() && !span.is_disabled() {

@@ -43,6 +43,10 @@ pub const TOOL_INFO: &str = "tool_info";
 /// [`LoadStrategy::Bridge`]: crate::config::LoadStrategy::Bridge
 pub const CALL_TOOL: &str = "call_tool";
 
+/// The name of code mode's tool (reserved when code mode is on): runs a
+/// JavaScript program that calls tools ([`crate::code`]).
+pub const RUN_CODE: &str = "run_code";
+
 /// Whether `name` is one of the framework's own tools (`tool_info`,
 /// `call_tool`): never searched, never listed as deferred.
 pub fn is_framework_tool(name: &str) -> bool {

@@ -1,6 +1,7 @@
 //! `tool_info`: the core tool through which a model discovers and loads
 //! deferred tools. Defined with our own `#[tool(core)]`.
 
+use crate::code::declaration;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::query::{ToolQuery, namespace};
@@ -9,7 +10,7 @@ use crate::registry::Registry;
 use crate::scope::ToolScope;
 use crate::search::Constraints;
 use crate::telemetry;
-use crate::tool::TOOL_INFO;
+use crate::tool::{RUN_CODE, TOOL_INFO};
 use crate::tool_info_answer::{MatchStrength, SHORTENED, ToolInfoAnswer, ToolInfoEntry};
 use optimclaw_macros::tool;
 
@@ -71,7 +72,30 @@ impl Registry {
     /// [`tool_info`](Self::tool_info) among the tools in `scope`: a tool
     /// outside it is answered as if it did not exist (never named, never
     /// suggested).
+    ///
+    /// In code mode (a registry with `run_code`), entries that would carry
+    /// a JSON schema carry a TypeScript [`declaration`](crate::code::declaration)
+    /// instead.
     pub fn tool_info_in(
+        &self,
+        query: &str,
+        max_results: usize,
+        scope: &ToolScope,
+    ) -> Result<ToolInfoAnswer, ToolError> {
+        let mut answer = self.tool_info_answer(query, max_results, scope)?;
+        if self.lazy_config().code_mode && self.get(RUN_CODE).is_some() {
+            for entry in &mut answer.tools {
+                if entry.parameters.take().is_some()
+                    && let Some(tool) = self.get(&entry.name)
+                {
+                    entry.declaration = Some(declaration(tool));
+                }
+            }
+        }
+        Ok(answer)
+    }
+
+    fn tool_info_answer(
         &self,
         query: &str,
         max_results: usize,

@@ -21,6 +21,11 @@ pub struct ToolInfoEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub parameters: Option<Value>,
+    /// In code mode, the tool as a TypeScript declaration (its arguments
+    /// and result types) instead of `parameters`: call it inside
+    /// `run_code` as `await tools.NAME(args)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declaration: Option<String>,
     /// Example calls (argument objects), where the tool has them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
@@ -122,6 +127,7 @@ impl ToolInfoEntry {
             name: tool.name().to_owned(),
             description: tool.description().to_owned(),
             parameters: Some(tool.input_schema().clone()),
+            declaration: None,
             examples: tool.examples().to_vec(),
             strength: Some(strength),
         }
@@ -141,6 +147,7 @@ impl ToolInfoEntry {
             name: tool.name().to_owned(),
             description: first.to_owned(),
             parameters: None,
+            declaration: None,
             examples: Vec::new(),
             strength: Some(strength),
         }
