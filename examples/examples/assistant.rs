@@ -63,6 +63,9 @@ struct Cli {
     /// The embeddings endpoint's model (with --embed-url).
     #[arg(long = "embed-model", global = true)]
     embed_model: Option<String>,
+    /// Code mode: the model gets run_code and writes one JavaScript program that calls tools (await tools.NAME(args)) instead of a request per call; tool_info answers with TypeScript declarations (chat, serve, report).
+    #[arg(long = "code-mode", global = true)]
+    code_mode: bool,
     /// tool_info reranks its best candidates with this /rerank endpoint (whole URL, e.g. http://127.0.0.1:8080/rerank; Cohere, Jina, Voyage and text-embeddings-inference shapes; key in $OPTIMCLAW_RERANK_API_KEY; needs --rerank-model).
     #[arg(long = "rerank-url", global = true)]
     rerank_url: Option<String>,
@@ -282,7 +285,9 @@ async fn run(cli: Cli) -> Result<(), String> {
         &cli.wasm_grant_env,
         &cli.wasm_grant_dir,
     )?);
-    let lazy = LazyConfig::from_env().map_err(|e| e.to_string())?;
+    let lazy = LazyConfig::from_env()
+        .map_err(|e| e.to_string())?
+        .with_code_mode(cli.code_mode);
     let registry = tools::build_registry(lazy.clone(), &extra, &clients, &semantic)?;
     let app = App::open(config)?;
     let ctx = app.context();

@@ -93,7 +93,8 @@ impl ChatSettings {
             .strict(self.strict)
             .preload(self.preload.then(PreloadOptions::default))
             .cache(self.cache, self.cache_ttl)
-            .stream(self.stream);
+            .stream(self.stream)
+            .code_mode(self.lazy.code_mode);
         let options = match &self.prompt_cache_key {
             Some(key) => options.prompt_cache_key(key.clone()),
             None => options,

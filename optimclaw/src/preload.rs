@@ -8,9 +8,10 @@
 
 use serde_json::json;
 
+use crate::code::declaration;
 use crate::config::LoadStrategy;
 use crate::session::Session;
-use crate::tool::{CALL_TOOL, TOOL_INFO};
+use crate::tool::{CALL_TOOL, RUN_CODE, TOOL_INFO};
 
 /// How far the best keyword hit must stand out from the next one (its
 /// score over the next's) to be attached. With strength at
@@ -63,6 +64,8 @@ impl Session {
             return None;
         }
         let registry = self.registry();
+        // Code mode: declarations, called from a program.
+        let code_mode = lazy.code_mode && registry.get(RUN_CODE).is_some();
         let attached = self.attached();
         let mut tools = Vec::new();
         let mut lines = Vec::new();
@@ -80,8 +83,12 @@ impl Session {
             {
                 continue;
             }
-            let line = json!({"name": name, "description": tool.description(), "parameters": tool.input_schema()})
-                .to_string();
+            let line = if code_mode {
+                declaration(tool)
+            } else {
+                json!({"name": name, "description": tool.description(), "parameters": tool.input_schema()})
+                    .to_string()
+            };
             if used + line.len() > options.max_chars {
                 continue;
             }
@@ -93,7 +100,9 @@ impl Session {
             return None;
         }
         self.attach(&tools);
-        let how = if lazy.strategy == LoadStrategy::Bridge {
+        let how = if code_mode {
+            "call them inside `run_code` as `await tools.NAME(args)`"
+        } else if lazy.strategy == LoadStrategy::Bridge {
             "call one through `call_tool` with its name and arguments"
         } else {
             "call one by its name"

@@ -31,13 +31,17 @@ fn tool(name: &str, description: &str, kind: ToolKind) -> DynamicTool {
 }
 
 fn registry() -> Registry {
+    registry_with(LazyConfig::lazy())
+}
+
+fn registry_with(lazy: LazyConfig) -> Registry {
     let tool_info = optimclaw::linked_tools()
         .find(|d| d.name == "tool_info")
         .unwrap();
     Registry::builder()
         .without_linked()
         .descriptor(tool_info)
-        .lazy(LazyConfig::lazy())
+        .lazy(lazy)
         .tools([
             tool("echo", "Echo a text.", ToolKind::Core),
             tool(
@@ -72,6 +76,10 @@ impl Drop for Served {
 }
 
 async fn serve() -> Served {
+    serve_registry(registry()).await
+}
+
+async fn serve_registry(registry: Registry) -> Served {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let stop = CancellationToken::new();
@@ -79,7 +87,7 @@ async fn serve() -> Served {
         .unwrap()
         .key(NOTES, ToolScope::new(["notes_*"]).unwrap())
         .unwrap();
-    let server = McpServer::new(registry(), ToolContext::new());
+    let server = McpServer::new(registry, ToolContext::new());
     tokio::spawn(server.serve_http(listener, stop.clone(), auth));
     Served { url, stop }
 }
@@ -355,4 +363,49 @@ async fn a_scoped_session_keeps_the_prompt_tool_info_and_calls_in_scope() {
             .unwrap()
             .contains("secrets_dump")
     );
+}
+
+#[cfg(feature = "code-mode")]
+#[tokio::test]
+async fn code_mode_lists_run_code_and_keeps_each_key_in_its_scope_inside_programs() {
+    let served = serve_registry(registry_with(LazyConfig::lazy().with_code_mode(true))).await;
+    let (session, _) = open(&served.url, NOTES).await;
+    let list = call(&served.url, NOTES, &session, "tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, ["run_code", "tool_info"], "{list}");
+    let program = "const mine = await tools.notes_list({}); let other; try { other = await tools.secrets_dump({}); } catch (e) { other = e.message; } return {mine, other};";
+    let reply = call(
+        &served.url,
+        NOTES,
+        &session,
+        "tools/call",
+        json!({"name": "run_code", "arguments": {"code": program}}),
+    )
+    .await;
+    let out: Value =
+        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(out["result"]["mine"], "notes_list", "{reply}");
+    let other = out["result"]["other"].as_str().unwrap();
+    assert!(
+        other.contains("unknown tool") && !other.contains("secrets_dump\"?"),
+        "{other}"
+    );
+    // The admin key's programs reach every tool.
+    let (admin, _) = open(&served.url, ADMIN).await;
+    let reply = call(
+        &served.url,
+        ADMIN,
+        &admin,
+        "tools/call",
+        json!({"name": "run_code", "arguments": {"code": program}}),
+    )
+    .await;
+    let out: Value =
+        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(out["result"]["other"], "secrets_dump", "{reply}");
 }

@@ -29,14 +29,17 @@ use optimclaw::{LazyConfig, Registry};
 use serde_json::Value;
 
 /// `--eager` / `--lazy` (clap makes them exclusive), else the registry's
-/// own setting (OPTIMCLAW_LAZY_TOOLS).
+/// own setting (OPTIMCLAW_LAZY_TOOLS); the rest (code mode among it) as
+/// the registry was built.
 pub fn chosen_mode(eager: bool, lazy: bool, registry: &Registry) -> LazyConfig {
-    if eager {
-        LazyConfig::eager()
-    } else if lazy {
-        LazyConfig::lazy()
+    let own = registry.lazy_config().clone();
+    if eager || lazy {
+        LazyConfig {
+            enabled: lazy,
+            ..own
+        }
     } else {
-        registry.lazy_config().clone()
+        own
     }
 }
 

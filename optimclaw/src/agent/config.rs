@@ -315,6 +315,14 @@ pub struct AgentOptions {
     /// While streaming, a reply that sends nothing for this long is a
     /// failed attempt, retried like a dropped connection (default 60 s).
     pub stream_idle_timeout: Duration,
+    /// Code mode: the model gets `run_code` and writes one program that
+    /// calls tools instead of calling them one request at a time
+    /// ([`crate::code`]). Needs a registry built with
+    /// [`LazyConfig::code_mode`](crate::LazyConfig::code_mode) (it holds
+    /// `run_code`); [`Agent::new`](crate::agent::Agent::new) refuses one
+    /// without. A registry in code mode is in code mode whatever this says.
+    /// Default off.
+    pub code_mode: bool,
 }
 
 impl Default for AgentOptions {
@@ -338,6 +346,7 @@ impl Default for AgentOptions {
             preload: Some(PreloadOptions::default()),
             stream: false,
             stream_idle_timeout: Duration::from_secs(60),
+            code_mode: false,
         }
     }
 }
@@ -421,6 +430,13 @@ impl AgentOptions {
     #[must_use]
     pub fn stream(mut self, on: bool) -> Self {
         self.stream = on;
+        self
+    }
+
+    /// Sets [`code_mode`](Self::code_mode).
+    #[must_use]
+    pub fn code_mode(mut self, on: bool) -> Self {
+        self.code_mode = on;
         self
     }
 

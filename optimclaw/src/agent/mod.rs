@@ -58,7 +58,7 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::provider::{Dialect, RenderOptions};
 use crate::session::Session;
 use crate::telemetry;
-use crate::tool::TOOL_INFO;
+use crate::tool::{RUN_CODE, TOOL_INFO};
 
 pub use cache::{
     ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS, OPENAI_CACHE_STEP,
@@ -132,6 +132,11 @@ impl Agent {
         // reqwest is built without a TLS provider of its own; ring is ours
         // (an application that installed another keeps it).
         let _ = rustls::crypto::ring::default_provider().install_default();
+        if options.code_mode && session.registry().get(RUN_CODE).is_none() {
+            return Err(AgentError::Config(
+                "code mode needs a registry built with LazyConfig::code_mode (optimclaw's `code-mode` feature): it holds the run_code tool".into(),
+            ));
+        }
         let http = reqwest::Client::builder()
             .timeout(options.request_timeout)
             .user_agent(concat!("optimclaw/", env!("CARGO_PKG_VERSION")))
@@ -147,8 +152,18 @@ impl Agent {
         options: AgentOptions,
         http: reqwest::Client,
     ) -> Self {
-        // A strategy in the options wins over the session's own.
+        // A strategy (or code mode) in the options wins over the session's own.
+        let code_mode = options.code_mode && !session.lazy_config().code_mode;
         let session = match options.strategy {
+            _ if code_mode => {
+                let mut lazy = session.lazy_config().clone().with_code_mode(true);
+                if let Some(strategy) = options.strategy {
+                    lazy = lazy.with_strategy(strategy);
+                }
+                let fresh = Session::with_lazy(session.registry().clone(), lazy);
+                fresh.load(session.loaded());
+                fresh
+            }
             Some(strategy) if strategy != session.lazy_config().strategy => {
                 let lazy = session.lazy_config().clone().with_strategy(strategy);
                 let fresh = Session::with_lazy(session.registry().clone(), lazy);
@@ -225,7 +240,7 @@ impl Agent {
         self.transcript.push(Turn::User(message.to_owned()));
         if let Some(options) = &self.options.preload {
             let lazy = self.session.lazy_config();
-            if lazy.enabled && lazy.strategy != LoadStrategy::Bridge {
+            if lazy.enabled && !lazy.code_mode && lazy.strategy != LoadStrategy::Bridge {
                 if std::mem::replace(&mut self.preload_warned, true) {
                     return self.run(on_event).await;
                 }
@@ -390,6 +405,7 @@ impl Agent {
     fn native_references(&self) -> bool {
         let lazy = self.session.lazy_config();
         lazy.enabled
+            && !lazy.code_mode
             && lazy.strategy == LoadStrategy::Native
             && self.model.format == WireFormat::AnthropicMessages
             && !self.options.native_deferral
