@@ -104,6 +104,8 @@ def validate(dialect, spec):
     elif dialect == "anthropic":
         if spec.get("type", "").startswith("tool_search_tool_regex"):
             validate_typed_dict(at.ToolSearchToolRegex20251119Param, spec, where)
+        elif spec.get("type") == "code_execution_20250825":
+            validate_typed_dict(at.CodeExecutionTool20250825Param, spec, where)
         else:
             validate_typed_dict(at.ToolParam, spec, where)
     elif dialect == "gemini":

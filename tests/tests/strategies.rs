@@ -332,6 +332,27 @@ async fn every_strategy_in_every_dialect_is_written_for_the_sdks() {
                 .or_insert_with(|| Value::Array(Vec::new()));
             entry.as_array_mut().unwrap().extend(rendered.tools);
         }
+        // Anthropic's programmatic tool calling, beside ours.
+        let options = RenderOptions {
+            programmatic: true,
+            ..RenderOptions::default()
+        };
+        let rendered = session.render(Dialect::Anthropic, options);
+        assert!(
+            rendered
+                .tools
+                .iter()
+                .any(|t| t["type"] == "code_execution_20250825")
+        );
+        for spec in &rendered.tools {
+            let own = ["tool_info", "call_tool"].contains(&spec["name"].as_str().unwrap_or(""));
+            let marked = spec.get("allowed_callers").is_some();
+            assert_eq!(marked, !own && spec.get("input_schema").is_some(), "{spec}");
+        }
+        dump["anthropic"]
+            .as_array_mut()
+            .unwrap()
+            .extend(rendered.tools);
     }
     // What native deferral sends back: Anthropic tool_result content and the
     // Responses API's tool-search output item.

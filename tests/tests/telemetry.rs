@@ -16,6 +16,10 @@ use serde_json::{Value, json};
 use support::spans::Spans;
 
 fn registry() -> Registry {
+    registry_with(LazyConfig::lazy())
+}
+
+fn registry_with(lazy: LazyConfig) -> Registry {
     let tool_info = optimclaw::linked_tools()
         .find(|d| d.name == "tool_info")
         .unwrap();
@@ -40,7 +44,7 @@ fn registry() -> Registry {
     Registry::builder()
         .without_linked()
         .descriptor(tool_info)
-        .lazy(LazyConfig::lazy())
+        .lazy(lazy)
         .tools([login, forecast])
         .build()
         .unwrap()
@@ -132,4 +136,30 @@ async fn every_call_has_an_execute_tool_span_and_content_only_when_asked() {
     assert!(!result.contains("s3cr3t-session-id"), "{result}");
     let event = spans.events("optimclaw::tool_info").pop().unwrap();
     assert_eq!(event.get("query"), Some("\"forecast\""), "{event:?}");
+
+    // Code mode: a program's calls are execute_tool spans under its
+    // execute_code span, itself under run_code's execute_tool.
+    let code = registry_with(LazyConfig::lazy().with_code_mode(true));
+    let out = code
+        .call(
+            "run_code",
+            json!({"code": "return await tools.forecast({city: 'Rome'});"}),
+            &ctx,
+        )
+        .await
+        .unwrap();
+    assert_eq!(out["result"], "sunny", "{out}");
+    let program = spans
+        .named("execute_code")
+        .pop()
+        .expect("an execute_code span");
+    assert_eq!(program.parent.as_deref(), Some("execute_tool"));
+    assert_eq!(program.get("tool_calls"), Some("1"), "{program:?}");
+    let inner = spans
+        .named("execute_tool")
+        .into_iter()
+        .find(|s| s.get("gen_ai.tool.call.id") == Some("call_42.1"))
+        .expect("the program's call has the run's call id and its number");
+    assert_eq!(inner.get("gen_ai.tool.name"), Some("forecast"));
+    assert_eq!(inner.parent.as_deref(), Some("execute_code"), "{inner:?}");
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::tool::Tool;
+use crate::tool::{CALL_TOOL, RUN_CODE, TOOL_INFO, Tool};
 
 /// Anthropic's server-side tool-search tool (regex variant).
 pub const ANTHROPIC_TOOL_SEARCH: &str = "tool_search_tool_regex_20251119";
@@ -18,6 +18,26 @@ pub(super) fn spec(tool: &Tool, input_schema: Value) -> Value {
         spec["input_examples"] = Value::Array(tool.examples().to_vec());
     }
     spec
+}
+
+/// Anthropic's code-execution tool that programmatic calls come from.
+pub const ANTHROPIC_CODE_EXECUTION: &str = "code_execution_20250825";
+
+/// Marks every client tool but the framework's own as callable from
+/// Anthropic's code execution too, and adds that tool (once).
+pub(super) fn programmatic(tools: &mut Vec<Value>) {
+    for spec in tools.iter_mut() {
+        let Some(name) = spec.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let own = matches!(name, TOOL_INFO | CALL_TOOL | RUN_CODE);
+        if spec.get("input_schema").is_some() && !own {
+            spec["allowed_callers"] = json!(["direct", ANTHROPIC_CODE_EXECUTION]);
+        }
+    }
+    if !tools.iter().any(|t| t["type"] == ANTHROPIC_CODE_EXECUTION) {
+        tools.push(json!({"type": ANTHROPIC_CODE_EXECUTION, "name": "code_execution"}));
+    }
 }
 
 /// The tool-search tool entry of a natively deferred request.

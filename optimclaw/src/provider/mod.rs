@@ -175,6 +175,14 @@ pub struct RenderOptions {
     /// costs tokens on every request. Anthropic (`input_examples`) and MCP
     /// (`_meta`) always carry examples in their own field.
     pub examples_in_description: bool,
+    /// Anthropic's programmatic tool calling, beside code mode: every tool
+    /// sent may also be called from Anthropic's code-execution tool
+    /// (`allowed_callers: ["direct", "code_execution_20250825"]`), which is
+    /// added to the request. Other dialects ignore it. The model's calls
+    /// then arrive with a `caller` naming the code-execution run; the
+    /// framework's own tools (`tool_info`, `call_tool`, `run_code`) stay
+    /// direct-only.
+    pub programmatic: bool,
 }
 /// A prompt in one dialect: the request's `tools` array and the text for
 /// the system prompt. Put both into the request as they are (see
@@ -196,6 +204,14 @@ pub struct Rendered {
 impl Prompt<'_> {
     /// Renders this prompt in a dialect.
     pub fn render(&self, dialect: Dialect, options: RenderOptions) -> Rendered {
+        let mut rendered = self.render_tools(dialect, options);
+        if options.programmatic && dialect == Dialect::Anthropic {
+            anthropic::programmatic(&mut rendered.tools);
+        }
+        rendered
+    }
+
+    fn render_tools(&self, dialect: Dialect, options: RenderOptions) -> Rendered {
         if dialect == Dialect::Text {
             return Rendered {
                 dialect,

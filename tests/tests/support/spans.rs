@@ -15,6 +15,8 @@ use tracing_subscriber::registry::LookupSpan;
 #[derive(Clone, Debug, Default)]
 pub struct Captured {
     pub name: String,
+    /// The name of the span's parent (spans only).
+    pub parent: Option<String>,
     pub fields: BTreeMap<String, String>,
 }
 
@@ -42,9 +44,13 @@ impl Visit for Fields<'_> {
 }
 
 impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
-    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, _ctx: Context<'_, S>) {
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
         let mut captured = Captured {
             name: attrs.metadata().name().to_owned(),
+            parent: ctx
+                .span(id)
+                .and_then(|s| s.parent())
+                .map(|p| p.name().to_owned()),
             ..Captured::default()
         };
         attrs.record(&mut Fields(&mut captured.fields));
