@@ -36,12 +36,12 @@ pub enum Behaviour {
 /// What the model reads in a request: the last user text, text attached
 /// to it, the tools it can call now, the tool results since that message,
 /// and every `tool_info` answer of the conversation.
-struct Reading {
-    user: String,
-    attached: String,
-    callable: Vec<String>,
-    results: Vec<(String, String)>,
-    earlier: Vec<String>,
+pub struct Reading {
+    pub user: String,
+    pub attached: String,
+    pub callable: Vec<String>,
+    pub results: Vec<(String, String)>,
+    pub earlier: Vec<String>,
 }
 
 /// The model's next move for a request body.
@@ -102,7 +102,7 @@ fn text_of(v: &Value) -> String {
     }
 }
 
-fn read_openai(body: &Value) -> Reading {
+pub fn read_openai(body: &Value) -> Reading {
     let messages = body["messages"].as_array().unwrap();
     let last_user = messages.iter().rposition(|m| m["role"] == "user").unwrap();
     let content = &messages[last_user]["content"];
@@ -166,7 +166,7 @@ fn read_openai(body: &Value) -> Reading {
     }
 }
 
-fn read_anthropic(body: &Value) -> Reading {
+pub fn read_anthropic(body: &Value) -> Reading {
     let mut callable: Vec<String> = body["tools"]
         .as_array()
         .into_iter()
@@ -224,7 +224,7 @@ fn read_anthropic(body: &Value) -> Reading {
     r
 }
 
-fn say(format: WireFormat, text: &str) -> Value {
+pub fn say(format: WireFormat, text: &str) -> Value {
     match format {
         WireFormat::OpenAiChat => {
             json!({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
@@ -263,6 +263,24 @@ pub async fn serve(
     tasks: Vec<Task>,
     behaviour: Behaviour,
 ) -> String {
+    serve_with(
+        format,
+        bodies,
+        Arc::new(move |body: &Value| decide(format, body, &tasks, behaviour)),
+    )
+    .await
+}
+
+/// The model's next move for a request body.
+pub type Decide = Arc<dyn Fn(&Value) -> Value + Send + Sync>;
+
+/// Serves a stand-in that answers each body with `decide`; records every
+/// body.
+pub async fn serve_with(
+    format: WireFormat,
+    bodies: Arc<Mutex<Vec<Value>>>,
+    decide: Decide,
+) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move {
@@ -291,7 +309,7 @@ pub async fn serve(
                 }
             };
             let Some(body) = body else { continue };
-            let reply = decide(format, &body, &tasks, behaviour).to_string();
+            let reply = decide(&body).to_string();
             bodies.lock().unwrap().push(body);
             let response = format!(
                 "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
