@@ -231,7 +231,7 @@ impl Types {
         let mut out = String::from("{\n");
         for (name, schema) in properties {
             doc_comment(&mut out, &property_doc(schema), &pad);
-            let key = if is_identifier(name) {
+            let key = if is_identifier_name(name) {
                 name.clone()
             } else {
                 serde_json::to_string(name).unwrap_or_default()
@@ -262,7 +262,15 @@ fn property_doc(schema: &Value) -> String {
             .filter(|v| v.is_number())
             .map(Value::to_string)
     };
-    match (bound("minimum"), bound("maximum")) {
+    // The range of the integer type itself (`u8`: 0 to 255) says nothing.
+    let (lo, hi) = match (bound("minimum"), bound("maximum")) {
+        (Some(lo), hi) if lo == "0" && hi.as_deref().is_none_or(|h| TYPE_MAXIMA.contains(&h)) => {
+            (None, None)
+        }
+        (Some(lo), Some(hi)) if TYPE_RANGES.contains(&(lo.as_str(), hi.as_str())) => (None, None),
+        other => other,
+    };
+    match (lo, hi) {
         (Some(lo), Some(hi)) => parts.push(format!("From {lo} to {hi}.")),
         (Some(lo), None) => parts.push(format!("At least {lo}.")),
         (None, Some(hi)) => parts.push(format!("At most {hi}.")),
@@ -289,6 +297,16 @@ fn property_doc(schema: &Value) -> String {
     }
     parts.join(" ")
 }
+
+/// Upper bounds of unsigned integer types, as schemas carry them.
+const TYPE_MAXIMA: &[&str] = &["255", "65535", "4294967295", "18446744073709551615"];
+/// Ranges of signed integer types.
+const TYPE_RANGES: &[(&str, &str)] = &[
+    ("-128", "127"),
+    ("-32768", "32767"),
+    ("-2147483648", "2147483647"),
+    ("-9223372036854775808", "9223372036854775807"),
+];
 
 /// `/** text */` (one line) or a block, before a declaration at `pad`.
 fn doc_comment(out: &mut String, text: &str, pad: &str) {
@@ -429,13 +447,18 @@ const RESERVED: &[&str] = &[
 
 /// Whether `name` can be written as a JavaScript identifier (tool names
 /// are ASCII letters, digits, `_` and `-`).
-pub(crate) fn is_identifier(name: &str) -> bool {
+fn is_identifier(name: &str) -> bool {
+    is_identifier_name(name) && !RESERVED.contains(&name)
+}
+
+/// Whether `name` can be written unquoted as a property key (reserved
+/// words can).
+fn is_identifier_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-        && !RESERVED.contains(&name)
 }
 
 #[cfg(test)]
@@ -487,6 +510,18 @@ mod tests {
             "{ty}"
         );
         assert!(ty.contains("\"my-key\"?: boolean;"), "{ty}");
+        let plain = ts_type(&json!({"type": "object", "properties": {
+            "n": {"type": "integer", "minimum": 0, "maximum": 255},
+            "default": {"type": "string"}
+        }}));
+        assert!(
+            plain.contains("  n?: number;") && !plain.contains("255"),
+            "{plain}"
+        );
+        assert!(
+            plain.contains("  default?: string;"),
+            "a reserved word is a key: {plain}"
+        );
     }
 
     #[test]
