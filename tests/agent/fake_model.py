@@ -15,6 +15,9 @@ that play a model using lazy tools:
    `call_tool`;
 3. the calculator answered: reply with its result.
 
+In code mode (`run_code` among the request's tools) it sends one program
+that calls `tools.calculate` and replies with the program's `result`.
+
 It is as strict as the real APIs where the loop depends on them:
 
 - Anthropic: at most 4 `cache_control` breakpoints (a top-level one
@@ -297,8 +300,15 @@ def decide(user_text, tool_names, tool_outputs, attached=""):
     numbers = re.findall(r"\d+", user_text)
     expression = " * ".join(numbers) if numbers else "0"
     for name, output in reversed(tool_outputs):
+        if name == "run_code":
+            # Code mode: the program's returned value.
+            return ("say", f"The answer is {json.loads(output if isinstance(output, str) else output[0]['text'])['result']}.")
         if name in ("calculate", "call_tool"):
             return ("say", f"The answer is {json.loads(output)}.")
+    if "run_code" in tool_names:
+        # Code mode: one program that calls the calculator and returns its answer.
+        program = f"const value = await tools.calculate({{expression: {json.dumps(expression)}}});\nreturn value;"
+        return ("call", "run_code", {"code": program})
     if "calculate" in tool_names:
         return ("call", "calculate", {"expression": expression})
     found = any(name == "tool_info" and "calculate" in str(output) for name, output in tool_outputs)
