@@ -46,7 +46,7 @@ pub struct LazyConfig {
     /// scope (`await tools.NAME(args)`); `tool_info` answers with
     /// TypeScript declarations instead of JSON schemas, and in lazy mode the
     /// `tools` array stays core + `tool_info` + `run_code`. Needs the
-    /// `code-mode` feature ([`crate::code`]). Off by default.
+    /// `code-mode` feature (the `code` module). Off by default.
     pub code_mode: bool,
     /// The limits of each `run_code` program (code mode only).
     pub code_limits: CodeLimits,

@@ -44,7 +44,7 @@ pub const TOOL_INFO: &str = "tool_info";
 pub const CALL_TOOL: &str = "call_tool";
 
 /// The name of code mode's tool (reserved when code mode is on): runs a
-/// JavaScript program that calls tools ([`crate::code`]).
+/// JavaScript program that calls tools (the `code` module).
 pub const RUN_CODE: &str = "run_code";
 
 /// Whether `name` is one of the framework's own tools (`tool_info`,

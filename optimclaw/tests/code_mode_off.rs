@@ -12,6 +12,9 @@ fn code_mode_without_the_feature_names_the_feature() {
         .expect_err("code mode cannot be on without its interpreter");
     let text = err.to_string();
     assert!(text.contains("`code-mode` feature"), "{text}");
-    let registry = Registry::builder().lazy(LazyConfig::lazy()).build().unwrap();
+    let registry = Registry::builder()
+        .lazy(LazyConfig::lazy())
+        .build()
+        .unwrap();
     assert!(registry.get("run_code").is_none());
 }

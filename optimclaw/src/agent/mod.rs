@@ -36,6 +36,7 @@ mod config;
 mod error;
 mod guard;
 mod http;
+mod model;
 mod openai;
 mod reply;
 mod request;
@@ -64,10 +65,11 @@ pub use cache::{
     ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS, OPENAI_CACHE_STEP,
     OPENAI_MIN_CACHED_TOKENS, PromptCache, anthropic_min_cacheable_tokens,
 };
-pub use config::{AgentOptions, ApiKey, MODEL_VAR, ModelConfig, WireFormat};
+pub use config::AgentOptions;
 pub use error::AgentError;
 pub use error::describe_http_error;
 use guard::SearchGuard;
+pub use model::{ApiKey, MODEL_VAR, ModelConfig, WireFormat};
 use reply::{ModelReply, count, parse_arguments};
 pub use transcript::{AgentEvent, Reply, RequestUsage, ToolCallRequest, ToolOutcome, Turn};
 

@@ -5,7 +5,7 @@
 //!
 //! The interpreter runs on its own thread and never touches the registry:
 //! each `tools.NAME(args)` becomes a request on a channel, answered by the
-//! async side ([`super::run`]) with the call's result. This file is the
+//! async side (`run.rs`) with the call's result. This file is the
 //! event loop between the two: run every job the program queued, send the
 //! calls it made, wait for one to finish, settle its promise, repeat.
 
@@ -13,8 +13,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Instant;
 
 use rquickjs::{
@@ -22,9 +22,10 @@ use rquickjs::{
     Value as JsValue, promise::PromiseState,
 };
 use serde_json::Value;
-use tokio::sync::mpsc::UnboundedSender;
 
 use super::CodeLimits;
+use super::host::{Failure, Host, Request, Response};
+use super::report::{Logs, Report, cut};
 
 /// What the wait reports when the async side is gone.
 const CANCELLED: &str = "cancelled";
@@ -76,80 +77,6 @@ const PRELUDE: &str = r#"
   Object.defineProperty(globalThis, "console", { value: console, enumerable: false });
 })();
 "#;
-
-/// A tool call the program made.
-#[derive(Debug)]
-pub(crate) struct Request {
-    pub id: u64,
-    pub name: String,
-    pub args: Value,
-}
-
-/// How a tool call ended, as the program will see it.
-#[derive(Debug)]
-pub(crate) struct Response {
-    pub id: u64,
-    pub result: Result<Value, Failure>,
-}
-
-/// A failed call: thrown in the program as an `Error` with these fields.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub message: String,
-    pub kind: &'static str,
-    pub data: Option<Value>,
-}
-
-/// The channels to the async side.
-pub(crate) struct Host {
-    pub calls: UnboundedSender<Request>,
-    pub results: Receiver<Response>,
-    /// Set when the caller gave up (the run_code call was cancelled).
-    pub cancelled: Arc<AtomicBool>,
-}
-
-/// What a run produced.
-#[derive(Debug, Default)]
-pub(crate) struct Report {
-    /// The returned value (JSON) or the error, with its line.
-    pub outcome: Option<Result<Value, String>>,
-    pub logs: Vec<String>,
-    /// What was cut (result, logs), said to the model.
-    pub notes: Vec<String>,
-    pub tool_calls: u64,
-}
-
-impl Report {
-    /// The tool result: `{"result": …, "logs": […]}` or `{"error": …, "logs": […]}`.
-    pub fn to_json(&self) -> Value {
-        let mut out = serde_json::Map::new();
-        match &self.outcome {
-            Some(Ok(value)) => {
-                out.insert("result".into(), value.clone());
-            }
-            Some(Err(message)) => {
-                out.insert("error".into(), Value::String(message.clone()));
-            }
-            None => {
-                out.insert(
-                    "error".into(),
-                    Value::String("the program did not finish".into()),
-                );
-            }
-        }
-        out.insert(
-            "logs".into(),
-            Value::Array(self.logs.iter().cloned().map(Value::String).collect()),
-        );
-        if !self.notes.is_empty() {
-            out.insert(
-                "notes".into(),
-                Value::Array(self.notes.iter().cloned().map(Value::String).collect()),
-            );
-        }
-        Value::Object(out)
-    }
-}
 
 /// Why the interpreter was stopped from outside.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -231,58 +158,6 @@ pub(crate) fn run(code: &str, limits: &CodeLimits, host: Host) -> Report {
     report.notes.extend(logs.note());
     report.logs = logs.lines;
     report
-}
-
-/// `console.log` lines, capped in total bytes.
-#[derive(Clone)]
-struct Logs {
-    lines: Vec<String>,
-    bytes: usize,
-    max: usize,
-    dropped: usize,
-}
-
-impl Logs {
-    fn new(max: usize) -> Self {
-        Logs {
-            lines: Vec::new(),
-            bytes: 0,
-            max,
-            dropped: 0,
-        }
-    }
-
-    fn push(&mut self, line: String) {
-        if self.bytes + line.len() > self.max {
-            let room = self.max.saturating_sub(self.bytes);
-            if self.dropped == 0 && room > 0 {
-                self.lines.push(format!("{}…", cut(&line, room)));
-                self.bytes = self.max;
-            }
-            self.dropped += 1;
-            return;
-        }
-        self.bytes += line.len();
-        self.lines.push(line);
-    }
-
-    fn note(&self) -> Option<String> {
-        (self.dropped > 0).then(|| {
-            format!(
-                "logs are capped at {} bytes: {} line(s) were cut or not shown",
-                self.max, self.dropped
-            )
-        })
-    }
-}
-
-/// The longest prefix of `s` within `max` bytes, at a character boundary.
-fn cut(s: &str, max: usize) -> &str {
-    let mut end = max.min(s.len());
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }
 
 type Settle<'js> = (Function<'js>, Function<'js>);

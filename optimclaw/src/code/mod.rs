@@ -12,15 +12,23 @@
 //! The program runs in an embedded interpreter (QuickJS-NG) with no file,
 //! network, process, module or timer API, under [`CodeLimits`].
 //!
-//! - `declare.rs`: tools as TypeScript declarations (no feature needed);
-//! - `engine.rs`: one program in the interpreter and its limits;
+//! - `declare.rs`: tools as TypeScript declarations, `types.rs` a schema as
+//!   a TypeScript type (no feature needed);
+//! - `engine.rs`: one program in the interpreter and its limits; `host.rs`
+//!   the calls it makes; `report.rs` what it produced;
 //! - `run.rs`: the `run_code` tool: the interpreter's calls dispatched.
 
 mod declare;
 #[cfg(feature = "code-mode")]
 mod engine;
 #[cfg(feature = "code-mode")]
+mod host;
+#[cfg(feature = "code-mode")]
+mod report;
+#[cfg(feature = "code-mode")]
 mod run;
+mod types;
 
 pub use crate::config::CodeLimits;
-pub use declare::{declaration, declarations, ts_type};
+pub use declare::{declaration, declarations};
+pub use types::ts_type;

@@ -11,7 +11,8 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use super::engine::{self, Failure, Host, Request, Response};
+use super::engine;
+use super::host::{Failure, Host, Request, Response};
 use crate::bridge::unpack_bridge_call;
 use crate::call::CallOptions;
 use crate::config::CodeLimits;
