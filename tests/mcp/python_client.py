@@ -2,7 +2,7 @@
 """The official Python MCP SDK as a client of `assistant serve` (stdio).
 
 Usage: python_client.py ASSISTANT_BINARY FAULT_SERVER_SCRIPT
-Checks initialize, tools/list in lazy and eager modes, tool_info, the
+Checks initialize, tools/list in lazy, code and eager modes, tool_info, the
 tools/list_changed notification, calling a loaded tool, calling an unloaded
 one, and an unknown tool; then the assistant importing another MCP server
 (FAULT_SERVER_SCRIPT, run with this Python) and passing its tool-list change
@@ -80,6 +80,27 @@ async def fixed_list(home):
             check(before.model_dump_json() == after.model_dump_json(), "tools/list is byte-identical after tool_info and calls")
             await asyncio.sleep(0.2)
             check(not notes, "no list_changed in the fixed mode")
+
+
+async def code_mode(home):
+    """serve --code-mode: the fixed list is core tools, tool_info and
+    run_code; tool_info answers with TypeScript declarations; one program
+    calls several tools and only its result comes back."""
+    transport, on_message = await session_for("--lazy", home, [], extra=("--code-mode",))
+    async with transport as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as s:
+            await s.initialize()
+            names = sorted(t.name for t in (await s.list_tools()).tools)
+            check("run_code" in names and "tool_info" in names and "call_tool" not in names and len(names) == 13, f"code-mode list: {names}")
+            found = await s.call_tool("tool_info", {"query": "calculate"})
+            entry = found.structured_content["tools"][0]
+            check("declaration" in entry and "parameters" not in entry and "function calculate(args: {" in entry["declaration"], f"declaration: {entry}")
+            program = "const xs = await Promise.all(['6 * 7', '2 + 3'].map(expression => tools.calculate({expression})));\nconsole.log('values', xs.length);\nreturn Math.max(...xs);"
+            ran = await s.call_tool("run_code", {"code": program})
+            out = json.loads(text_of(ran))
+            check(not ran.is_error and out["result"] == 42 and out["logs"] == ["values 2"], f"run_code: {out}")
+            failed = await s.call_tool("run_code", {"code": "return await tools.no_such_tool({});"})
+            check("unknown tool" in json.loads(text_of(failed)).get("error", ""), text_of(failed))
 
 
 async def lazy_mode(home):
@@ -218,6 +239,7 @@ def malformed_frames(home):
 async def main():
     with tempfile.TemporaryDirectory() as home:
         await fixed_list(home)
+        await code_mode(home)
         await lazy_mode(home)
         await eager_mode(home)
         await imported_server(home)
