@@ -36,3 +36,8 @@ echo "== 6. peak RSS serving 10k tools, next to the Python SDK's server"
 
 echo "== 5. compile time of 200 tools, next to rmcp"
 bash bench/compile_time.sh | tee "$results/compile.md"
+
+echo "== 10. code mode: declarations against JSON specs, multi-step tasks priced as billed, a run's own cost"
+./target/release/declarations | tee "$results/declarations.md"
+./target/release/code_tasks | tee "$results/code_tasks.md"
+cargo bench -q -p optimclaw-bench --bench code 2>&1 | tee "$results/code.txt"
