@@ -465,3 +465,74 @@ async fn without_code_mode_there_is_no_run_code() {
         "code mode brings its tool"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_run_stops_its_program_and_its_running_calls() {
+    struct SetOnDrop(Arc<std::sync::atomic::AtomicBool>);
+    impl Drop for SetOnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let dropped = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = Arc::clone(&dropped);
+    let slow = DynamicTool::new(
+        "slow_export",
+        "Export everything (takes minutes).",
+        json!({"type": "object", "properties": {}}),
+    )
+    .handler(move |_ctx: ToolContext, _args: Value| {
+        let guard = SetOnDrop(Arc::clone(&flag));
+        async move {
+            let _guard = guard;
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Ok(json!("exported"))
+        }
+    });
+    let registry = Registry::builder()
+        .lazy(LazyConfig::lazy().with_code_mode(true))
+        .tool(slow)
+        .build()
+        .expect("valid");
+    let token = tokio_util::sync::CancellationToken::new();
+    let ctx = ToolContext::new().with_cancellation(token.clone());
+    let canceller = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        token.cancel();
+    });
+    let started = std::time::Instant::now();
+    let result = registry
+        .call(
+            "run_code",
+            json!({"code": "await tools.slow_export({}); while (true) {}"}),
+            &ctx,
+        )
+        .await;
+    canceller.await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
+    let err = result.expect_err("a cancelled run is an error");
+    assert_eq!(err.kind(), optimclaw::ToolErrorKind::Cancelled, "{err}");
+    for _ in 0..50 {
+        if dropped.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the running call was dropped with its run"
+    );
+    let out = registry
+        .call(
+            "run_code",
+            json!({"code": "return 'next';"}),
+            &ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(out["result"], "next");
+}

@@ -379,17 +379,8 @@ async fn code_mode_lists_run_code_and_keeps_each_key_in_its_scope_inside_program
         .collect();
     assert_eq!(names, ["run_code", "tool_info"], "{list}");
     let program = "const mine = await tools.notes_list({}); let other; try { other = await tools.secrets_dump({}); } catch (e) { other = e.message; } return {mine, other};";
-    let reply = call(
-        &served.url,
-        NOTES,
-        &session,
-        "tools/call",
-        json!({"name": "run_code", "arguments": {"code": program}}),
-    )
-    .await;
-    let out: Value =
-        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(out["result"]["mine"], "notes_list", "{reply}");
+    let out = run_program(&served.url, NOTES, &session, program).await;
+    assert_eq!(out["result"]["mine"], "notes_list", "{out}");
     let other = out["result"]["other"].as_str().unwrap();
     assert!(
         other.contains("unknown tool") && !other.contains("secrets_dump\"?"),
@@ -397,15 +388,15 @@ async fn code_mode_lists_run_code_and_keeps_each_key_in_its_scope_inside_program
     );
     // The admin key's programs reach every tool.
     let (admin, _) = open(&served.url, ADMIN).await;
-    let reply = call(
-        &served.url,
-        ADMIN,
-        &admin,
-        "tools/call",
-        json!({"name": "run_code", "arguments": {"code": program}}),
-    )
-    .await;
-    let out: Value =
-        serde_json::from_str(reply["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(out["result"]["other"], "secrets_dump", "{reply}");
+    let out = run_program(&served.url, ADMIN, &admin, program).await;
+    assert_eq!(out["result"]["other"], "secrets_dump", "{out}");
+}
+
+/// `run_code` of `program` in `session`: what the program produced.
+#[cfg(feature = "code-mode")]
+async fn run_program(url: &str, token: &str, session: &str, program: &str) -> Value {
+    let params = json!({"name": "run_code", "arguments": {"code": program}});
+    let reply = call(url, token, session, "tools/call", params).await;
+    let text = reply["result"]["content"][0]["text"].as_str();
+    serde_json::from_str(text.unwrap_or_else(|| panic!("no text in {reply}"))).unwrap()
 }

@@ -345,12 +345,8 @@ impl<'js> Loop<'_, 'js> {
             let s = s
                 .to_string()
                 .map_err(|e| format!("the returned string could not be read: {e}"))?;
-            if s.len() > max {
-                notes.push(format!(
-                    "the result was a string of {} bytes; only the first {max} are shown (results are capped at {max} bytes)",
-                    s.len()
-                ));
-                return Ok(Value::String(format!("{}…", cut(&s, max))));
+            if let Some(shown) = shown_cut(&s, "a string", max, notes) {
+                return Ok(shown);
             }
             return Ok(Value::String(s));
         }
@@ -370,15 +366,23 @@ impl<'js> Loop<'_, 'js> {
         let text = text
             .to_string()
             .map_err(|e| format!("the result could not be read: {e}"))?;
-        if text.len() > max {
-            notes.push(format!(
-                "the result was {} bytes of JSON; only the first {max} are shown, as text (results are capped at {max} bytes: return less, a summary or a slice)",
-                text.len()
-            ));
-            return Ok(Value::String(format!("{}…", cut(&text, max))));
+        if let Some(shown) = shown_cut(&text, "JSON", max, notes) {
+            return Ok(shown);
         }
         serde_json::from_str(&text).map_err(|e| format!("the result is not valid JSON: {e}"))
     }
+}
+
+/// `text` cut to `max` bytes, with a note saying it was `what` of how many
+/// bytes; `None` when it fits.
+fn shown_cut(text: &str, what: &str, max: usize, notes: &mut Vec<String>) -> Option<Value> {
+    (text.len() > max).then(|| {
+        notes.push(format!(
+            "the result was {what} of {} bytes; only the first {max} are shown, as text (results are capped at {max} bytes: return less, a summary or a slice)",
+            text.len()
+        ));
+        Value::String(format!("{}…", cut(text, max)))
+    })
 }
 
 /// A failed call as the `Error` a program catches: `message`, `name`

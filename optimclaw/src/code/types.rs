@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::schema::resolve_refs;
+use crate::schema::{resolve_refs, word_chars};
 
 /// Deeper than this, a type is written `unknown` (schemas nest without end
 /// only by mistake; recursion itself goes through named aliases).
@@ -300,16 +300,7 @@ fn wrap(ty: &str) -> String {
 
 /// A `$defs` name as a type alias name (letters, digits, `_`).
 fn alias_name(name: &str) -> String {
-    let mut out: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut out = word_chars(name);
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
     }

@@ -6,7 +6,7 @@ mod check;
 mod refs;
 
 pub use check::{ArgumentProblem, MAX_PROBLEMS, argument_problems, check_instance};
-pub use refs::{MAX_DEPTH, Resolved, has_ref, push_note, resolve_refs};
+pub use refs::{MAX_DEPTH, Resolved, has_ref, push_note, resolve_refs, word_chars};
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;

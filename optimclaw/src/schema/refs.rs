@@ -75,6 +75,20 @@ pub struct Resolved {
     pub notes: Vec<(String, String)>,
 }
 
+/// `s` with every character but ASCII letters, digits and `_` as `_`: a
+/// name that fits anywhere an identifier must.
+pub fn word_chars(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// Resolves every local `$ref` of `schema` (see the module docs).
 pub fn resolve_refs(schema: &Value) -> Resolved {
     let mut walk = Walk {
@@ -286,19 +300,11 @@ impl Walk<'_> {
         if let Some(name) = self.names.get(pointer) {
             return name.clone();
         }
-        let base: String = pointer
+        let base = pointer
             .rsplit('/')
             .find(|s| !s.is_empty() && !matches!(*s, "properties" | "items" | "$defs"))
-            .unwrap_or("def")
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+            .unwrap_or("def");
+        let base = word_chars(base);
         let mut name = base.clone();
         let mut n = 2;
         while self.defs.contains_key(&name) {
