@@ -536,3 +536,48 @@ async fn a_cancelled_run_stops_its_program_and_its_running_calls() {
         .unwrap();
     assert_eq!(out["result"], "next");
 }
+
+#[tokio::test]
+async fn namespaced_and_hyphenated_names_are_called_as_written() {
+    let echo = |name: &str| {
+        let answer = name.to_owned();
+        DynamicTool::new(
+            name,
+            "Echo the tool's own name.",
+            json!({"type": "object", "properties": {}}),
+        )
+        .handler(move |_ctx: ToolContext, _args: Value| {
+            let answer = answer.clone();
+            async move { Ok(json!(answer)) }
+        })
+    };
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy().with_code_mode(true))
+        .tools([echo("github__create_issue"), echo("my-tool")])
+        .build()
+        .expect("valid");
+    let out = registry
+        .call(
+            "run_code",
+            json!({"code": "return [await tools.github__create_issue({}), await tools['my-tool']()];"}),
+            &ToolContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        out["result"],
+        json!(["github__create_issue", "my-tool"]),
+        "{out}"
+    );
+    let declarations =
+        optimclaw::code::declarations(registry.tools().iter().filter(|t| !t.is_core()));
+    assert!(
+        declarations.contains("function github__create_issue(args?: {}"),
+        "{declarations}"
+    );
+    assert!(
+        declarations.contains("// call as tools[\"my-tool\"](args)"),
+        "{declarations}"
+    );
+}

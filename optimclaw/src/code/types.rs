@@ -135,7 +135,10 @@ impl Types {
         let extra = match obj.get("additionalProperties") {
             Some(Value::Bool(false)) => None,
             Some(schema @ Value::Object(_)) => Some(self.render(schema, depth + 1)),
-            _ => Some("unknown".to_owned()),
+            Some(_) => Some("unknown".to_owned()),
+            // `properties: {}` is how tools without arguments say so.
+            None if properties.is_some() => None,
+            None => Some("unknown".to_owned()),
         };
         let Some(properties) = properties.filter(|p| !p.is_empty()) else {
             return match extra {
