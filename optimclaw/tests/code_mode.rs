@@ -581,3 +581,45 @@ async fn namespaced_and_hyphenated_names_are_called_as_written() {
         "{declarations}"
     );
 }
+
+#[tokio::test]
+async fn odd_programs_get_an_answer_never_a_panic() {
+    let (registry, _) = registry(limits());
+    let session = Session::new(registry);
+    for code in [
+        "}); globalThis.escaped = 1; (async () => {",
+        "return 1; })(), (async () => { return 2;",
+        "return 10n;",
+        "return {a: 1n};",
+        "const o = {}; o.self = o; return o;",
+        "\u{0}\u{1}return 'nul';",
+        "\"use strict\"; return typeof this;",
+        "return '\u{202e}مرحبا 🎉';",
+        "// a comment to the end",
+        "return function f() {};",
+        "return Symbol('s');",
+        "throw null;",
+        "return await tools.then;",
+        "return await tools[Symbol.iterator];",
+        "return await tools.hash_text('not an object');",
+        "return await tools.hash_text({text: 'x'.repeat(1 << 20)});",
+        "await Promise.reject(new TypeError('typed'));",
+    ] {
+        let out = run(&session, code).await;
+        assert!(
+            out.get("result").is_some()
+                || out
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .is_some_and(|e| !e.is_empty()),
+            "{code:?}: {out}"
+        );
+    }
+    let out = run(&session, "return [typeof globalThis.escaped];").await;
+    assert_eq!(
+        out["result"],
+        json!(["undefined"]),
+        "nothing outlives a run: {out}"
+    );
+    still_works(&session).await;
+}
