@@ -39,7 +39,7 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 #[divan::bench]
-fn run_code_that_returns_at_once(bencher: Bencher) {
+fn run_code_that_returns_at_once(bencher: Bencher<'_, '_>) {
     let (rt, registry, ctx) = (runtime(), registry(), ToolContext::new());
     let args = json!({"code": "return 1;"});
     bencher.bench_local(|| {
@@ -49,7 +49,7 @@ fn run_code_that_returns_at_once(bencher: Bencher) {
 }
 
 #[divan::bench]
-fn run_code_with_12_calls(bencher: Bencher) {
+fn run_code_with_12_calls(bencher: Bencher<'_, '_>) {
     let (rt, registry, ctx) = (runtime(), registry(), ToolContext::new());
     let code = "const out = await Promise.all(Array.from({length: 12}, (_, n) => tools.double({n}))); return out.reduce((a, b) => a + b, 0);";
     let args = json!({ "code": code });
@@ -62,7 +62,7 @@ fn run_code_with_12_calls(bencher: Bencher) {
 }
 
 #[divan::bench]
-fn twelve_calls_one_by_one(bencher: Bencher) {
+fn twelve_calls_one_by_one(bencher: Bencher<'_, '_>) {
     let (rt, registry, ctx) = (runtime(), registry(), ToolContext::new());
     bencher.bench_local(|| {
         rt.block_on(async {

@@ -134,6 +134,10 @@ impl SearchIndex {
             .iter()
             .map(|list| list.iter().map(|(_, s)| *s).fold(0.0, f32::max))
             .collect();
+        // Every term in order, for the inflections of a query word.
+        let mut sorted: Vec<u32> = (0..terms.len() as u32).collect();
+        sorted.sort_unstable_by(|a, b| terms[*a as usize].cmp(&terms[*b as usize]));
+        index.sorted = sorted;
         index.terms = terms;
         index.idf = idfs;
         index

@@ -17,6 +17,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 mod build;
 mod fields;
+mod near;
 mod strength;
 mod terms;
 mod text;
@@ -25,7 +26,6 @@ pub use strength::Signals;
 pub use terms::MAX_QUERY_TERMS;
 use terms::QueryTerms;
 
-use text::deletes;
 pub use text::{MAX_WORD_CHARS, analyze, split_words};
 
 /// Field weights of BM25F. Names say the most about a tool; parameter
@@ -165,8 +165,10 @@ pub struct SearchIndex {
     name_terms: Vec<Vec<u32>>,
     /// One-deletion neighbourhood of name terms, for typo tolerance.
     typo: HashMap<String, Vec<u32>>,
-    /// Name terms by id (for verifying typo candidates).
+    /// Terms by id (for verifying typo candidates).
     terms: Vec<String>,
+    /// Term ids in the order of their text (for inflections).
+    sorted: Vec<u32>,
     /// Inverse document frequency by term id.
     idf: Vec<f32>,
     /// Per term: its highest score in any one tool.
@@ -184,30 +186,6 @@ impl SearchIndex {
     /// Whether no tool is indexed.
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty()
-    }
-
-    /// Name terms within a small edit distance of an unknown query term.
-    fn corrections(&self, term: &str) -> Vec<u32> {
-        let len = term.chars().count();
-        if len < 4 {
-            return Vec::new();
-        }
-        let max = if len >= 8 { 2 } else { 1 };
-        let mut found: Vec<u32> = Vec::new();
-        let mut consider = |ids: Option<&Vec<u32>>| {
-            for &id in ids.into_iter().flatten() {
-                if !found.contains(&id)
-                    && strsim::osa_distance(term, &self.terms[id as usize]) <= max
-                {
-                    found.push(id);
-                }
-            }
-        };
-        consider(self.typo.get(term));
-        for d in deletes(term) {
-            consider(self.typo.get(&d));
-        }
-        found
     }
 
     /// Whether the tool (by registry index) contains every term of `word`
