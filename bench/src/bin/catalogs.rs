@@ -14,7 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use optimclaw::manifest::{ManifestOptions, parse_manifest};
-use optimclaw::search::{Hit, STRONG_MATCH};
+use optimclaw::search::{Hit, STRONG_MATCH, Weights};
 use optimclaw::{DynamicTool, LazyConfig, Registry};
 use optimclaw_bench::data_dir;
 use serde::Deserialize;
@@ -95,8 +95,32 @@ fn catalog(dev: &Path, set: &Set) -> Option<Vec<DynamicTool>> {
     )
 }
 
+/// Field weights from `CATALOG_WEIGHTS` (`name,keywords,description,
+/// param_names,param_descriptions,examples`), for trying others on every
+/// catalog at once (`bench/weights_grid.py`); the shipped ones otherwise.
+fn weights() -> Weights {
+    let Ok(list) = std::env::var("CATALOG_WEIGHTS") else {
+        return Weights::default();
+    };
+    let w: Vec<f32> = list
+        .split(',')
+        .map(|x| x.trim().parse().expect("CATALOG_WEIGHTS holds six numbers"))
+        .collect();
+    assert_eq!(w.len(), 6, "CATALOG_WEIGHTS holds six numbers");
+    Weights {
+        name: w[0],
+        keywords: w[1],
+        description: w[2],
+        param_names: w[3],
+        param_descriptions: w[4],
+        examples: w[5],
+    }
+}
+
 fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>) -> Registry {
-    let builder = Registry::builder().lazy(LazyConfig::lazy());
+    let builder = Registry::builder()
+        .lazy(LazyConfig::lazy())
+        .search_weights(weights());
     let builder = match tools {
         Some(tools) => builder
             .without_linked()
