@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::code::declaration;
 use crate::config::LoadStrategy;
 use crate::session::Session;
-use crate::tool::{CALL_TOOL, RUN_CODE, TOOL_INFO};
+use crate::tool::{CALL_TOOL, TOOL_INFO};
 
 /// How far the best keyword hit must stand out from the next one (its
 /// score over the next's) to be attached. With strength at
@@ -65,7 +65,7 @@ impl Session {
         }
         let registry = self.registry();
         // Code mode: declarations, called from a program.
-        let code_mode = lazy.code_mode && registry.get(RUN_CODE).is_some();
+        let code_mode = registry.in_code_mode(lazy);
         let attached = self.attached();
         let mut tools = Vec::new();
         let mut lines = Vec::new();

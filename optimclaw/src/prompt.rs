@@ -9,7 +9,7 @@ use crate::config::{LazyConfig, LoadStrategy};
 use crate::registry::Registry;
 use crate::scope::ToolScope;
 pub use crate::tool::TOOL_INFO;
-use crate::tool::{RUN_CODE, Tool, is_framework_tool};
+use crate::tool::{Tool, is_framework_tool};
 
 /// The note's fixed opening, as in the OptimClaw lazy-tools document.
 pub const NOTE_PREFIX: &str = "Additional tools available (use tool_info to load): ";
@@ -97,7 +97,7 @@ impl Registry {
             .collect();
         // Code mode: the array is core tools, `tool_info` and `run_code`,
         // whatever the strategy; programs reach every other tool.
-        let code_mode = lazy.code_mode && self.get(RUN_CODE).is_some();
+        let code_mode = self.in_code_mode(lazy);
         let strategy = if code_mode {
             LoadStrategy::Bridge
         } else {

@@ -298,6 +298,13 @@ impl Registry {
         }
     }
 
+    /// Whether `lazy` puts this registry's prompts and answers in code
+    /// mode: asked for, and the registry holds `run_code` (it was built
+    /// with code mode).
+    pub(crate) fn in_code_mode(&self, lazy: &LazyConfig) -> bool {
+        lazy.code_mode && self.get(RUN_CODE).is_some()
+    }
+
     /// The lazy-loading setting of this registry (sessions start from it).
     pub fn lazy_config(&self) -> &LazyConfig {
         &self.inner.lazy

@@ -10,7 +10,7 @@ use crate::registry::Registry;
 use crate::scope::ToolScope;
 use crate::search::Constraints;
 use crate::telemetry;
-use crate::tool::{RUN_CODE, TOOL_INFO};
+use crate::tool::TOOL_INFO;
 use crate::tool_info_answer::{MatchStrength, SHORTENED, ToolInfoAnswer, ToolInfoEntry};
 use optimclaw_macros::tool;
 
@@ -83,7 +83,7 @@ impl Registry {
         scope: &ToolScope,
     ) -> Result<ToolInfoAnswer, ToolError> {
         let mut answer = self.tool_info_answer(query, max_results, scope)?;
-        if self.lazy_config().code_mode && self.get(RUN_CODE).is_some() {
+        if self.in_code_mode(self.lazy_config()) {
             for entry in &mut answer.tools {
                 if entry.parameters.take().is_some()
                     && let Some(tool) = self.get(&entry.name)

@@ -116,6 +116,11 @@ fn limits() -> CodeLimits {
         .with_max_concurrent_calls(4)
 }
 
+/// A session over the test catalog under `limits`.
+fn session(limits: CodeLimits) -> Session {
+    Session::new(registry(limits).0)
+}
+
 fn redacting() -> ToolContext {
     ToolContext::new().with_output_filter(Arc::new(|text: &str| {
         text.contains(SECRET)
@@ -173,8 +178,7 @@ async fn a_program_loops_filters_and_calls_tools_concurrently() {
 
 #[tokio::test]
 async fn a_failing_call_is_an_exception_the_program_can_catch() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(
         &session,
         r#"
@@ -210,8 +214,7 @@ async fn a_failing_call_is_an_exception_the_program_can_catch() {
 
 #[tokio::test]
 async fn an_unknown_tool_fails_with_the_nearest_names() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(&session, "return await tools.hash_txt({text: 'a'});").await;
     let error = error_of(&out);
     assert!(
@@ -255,8 +258,7 @@ async fn a_memory_bomb_is_stopped_at_the_memory_limit() {
 
 #[tokio::test]
 async fn deep_recursion_ends_in_a_range_error() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(
         &session,
         "function f(n) { return f(n + 1) + 1; }\nreturn f(0);",
@@ -269,8 +271,7 @@ async fn deep_recursion_ends_in_a_range_error() {
 
 #[tokio::test]
 async fn no_file_network_process_module_or_timer_api_exists() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(
         &session,
         r#"
@@ -307,8 +308,7 @@ async fn no_file_network_process_module_or_timer_api_exists() {
 
 #[tokio::test]
 async fn a_huge_result_is_cut_with_a_note() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(&session, "return 'x'.repeat(50 * 1024 * 1024);").await;
     let shown = out["result"].as_str().unwrap_or_else(|| panic!("{out}"));
     assert!(shown.len() <= (64 << 10) + 4, "{} bytes shown", shown.len());
@@ -328,8 +328,7 @@ async fn a_huge_result_is_cut_with_a_note() {
 
 #[tokio::test]
 async fn logs_are_capped_with_a_note() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(
         &session,
         "for (let i = 0; i < 100000; i++) console.log('line', i); return 'done';",
@@ -384,8 +383,7 @@ async fn a_tool_outside_the_scope_is_unknown_inside_programs() {
 
 #[tokio::test]
 async fn a_secret_in_a_tool_output_is_redacted_in_result_and_logs() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(
         &session,
         "const c = await tools.read_config({}); console.log('token', c.token); return c;",
@@ -398,8 +396,7 @@ async fn a_secret_in_a_tool_output_is_redacted_in_result_and_logs() {
 
 #[tokio::test]
 async fn syntax_errors_and_thrown_values_name_what_happened() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let out = run(&session, "return (1 + ;").await;
     assert!(error_of(&out).contains("SyntaxError"), "{out}");
     let out = run(&session, "throw {code: 7};").await;
@@ -415,8 +412,7 @@ async fn syntax_errors_and_thrown_values_name_what_happened() {
 
 #[tokio::test]
 async fn the_tools_array_stays_fixed_and_tool_info_answers_with_declarations() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     let before = session.prompt().tool_names().join(",");
     assert_eq!(before, "run_code,tool_info");
     let answer = session
@@ -584,8 +580,7 @@ async fn namespaced_and_hyphenated_names_are_called_as_written() {
 
 #[tokio::test]
 async fn odd_programs_get_an_answer_never_a_panic() {
-    let (registry, _) = registry(limits());
-    let session = Session::new(registry);
+    let session = session(limits());
     for code in [
         "}); globalThis.escaped = 1; (async () => {",
         "return 1; })(), (async () => { return 2;",
