@@ -13,6 +13,7 @@ mod memory;
 mod quota;
 mod server;
 mod servers;
+mod sessions;
 
 pub use auth::{HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
 pub use client::{McpClient, McpClientOptions};

@@ -3,9 +3,10 @@
 //! JSON-RPC error), per-key quotas (HTTP 429; the other key is served),
 //! `DELETE` ending a session, the body limit (413), calls of one session
 //! running concurrently, the limit of calls in flight, the `Host` names
-//! answered, `listChanged` only where lists change, and stateless replicas
-//! answering one client in turn. Raw JSON-RPC over HTTP, as any client
-//! sends it.
+//! answered, `listChanged` only where lists change, each session's own
+//! loaded tools, a session's `GET` stream (registry changes told, ended
+//! with the session), and stateless replicas answering one client in turn.
+//! Raw JSON-RPC over HTTP, as any client sends it.
 #![cfg(feature = "mcp")]
 
 use std::sync::Arc;
@@ -686,4 +687,143 @@ async fn list_changed_is_announced_only_where_lists_change() {
         false,
         "no notification reaches a stateless client"
     );
+}
+
+/// A lazy registry: `echo` core, `weather_forecast` deferred.
+fn lazy_registry() -> Registry {
+    let echo = DynamicTool::new(
+        "echo",
+        "Echo a text back.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
+    )
+    .kind(ToolKind::Core)
+    .handler(|_ctx, args: Value| async move { Ok(args["text"].clone()) });
+    let forecast = DynamicTool::new(
+        "weather_forecast",
+        "Forecast the weather of a city for the coming days.",
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
+    )
+    .keywords(["weather", "forecast", "rain"])
+    .handler(|_ctx, args: Value| async move { Ok(json!(format!("sunny in {}", args["city"]))) });
+    let tool_info = optimclaw::linked_tools()
+        .find(|d| d.name == "tool_info")
+        .expect("tool_info is linked");
+    Registry::builder()
+        .without_linked()
+        .descriptor(tool_info)
+        .lazy(LazyConfig::lazy())
+        .tools([echo, forecast])
+        .build()
+        .unwrap()
+}
+
+fn listed(reply: &Value) -> Vec<String> {
+    let mut names: Vec<String> = reply["result"]["tools"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{reply}"))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_session_keeps_its_own_loaded_tools_across_requests() {
+    let server = McpServer::new(lazy_registry(), ToolContext::new()).per_connection_lists();
+    let served = serve(server, HttpLimits::default()).await;
+    let http = client();
+    let (a, b) = (
+        open(&http, &served.url).await.unwrap(),
+        open(&http, &served.url).await.unwrap(),
+    );
+    assert_ne!(a, b);
+    let before = listed(&list(&http, &served.url, &a).await);
+    assert!(
+        !before.contains(&"weather_forecast".to_owned()),
+        "{before:?}"
+    );
+    let found = call(
+        &http,
+        &served.url,
+        Some(&a),
+        2,
+        "tool_info",
+        json!({"query": "weather forecast"}),
+    )
+    .await;
+    assert!(found["result"]["isError"] != json!(true), "{found}");
+    let after = listed(&list(&http, &served.url, &a).await);
+    assert!(after.contains(&"weather_forecast".to_owned()), "{after:?}");
+    let other = listed(&list(&http, &served.url, &b).await);
+    assert_eq!(other, before, "another session loaded nothing");
+}
+
+/// Reads `stream` until `needle` shows up (or 5 s pass); whether it did.
+async fn heard(stream: &mut reqwest::Response, needle: &str) -> bool {
+    let mut seen = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while !seen.contains(needle) {
+        match tokio::time::timeout_at(deadline, stream.chunk()).await {
+            Ok(Ok(Some(bytes))) => seen.push_str(&String::from_utf8_lossy(&bytes)),
+            _ => return false,
+        }
+    }
+    true
+}
+
+async fn listen(http: &reqwest::Client, url: &str, id: &str) -> reqwest::Response {
+    http.get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", id)
+        .header("mcp-protocol-version", LEGACY)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_get_stream_hears_registry_changes_and_ends_with_it() {
+    let server = McpServer::new(lazy_registry(), ToolContext::new()).announce_list_changes();
+    let served = serve(server.clone(), HttpLimits::default()).await;
+    let http = client();
+    let id = open(&http, &served.url).await.unwrap();
+    let mut stream = listen(&http, &served.url, &id).await;
+    assert_eq!(stream.status(), 200);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    // Opened: the first keep-alive comment arrives at once.
+    assert!(heard(&mut stream, ": keep-alive").await);
+    server.set_registry(lazy_registry()).await;
+    assert!(
+        heard(&mut stream, "notifications/tools/list_changed").await,
+        "the change was told on the session's stream"
+    );
+    // Another key cannot listen in; an unknown id is not found.
+    let foreign = listen(&client_of(OTHER_TOKEN), &served.url, &id).await;
+    assert_eq!(foreign.status(), 404);
+    assert_eq!(
+        listen(&http, &served.url, "no-such-session").await.status(),
+        404
+    );
+    let deleted = http
+        .delete(&served.url)
+        .header("mcp-session-id", &id)
+        .header("mcp-protocol-version", LEGACY)
+        .send()
+        .await
+        .unwrap();
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Ok(Some(_)) = stream.chunk().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream ended with its session");
+    let gone = post(
+        &http,
+        &served.url,
+        Some(&id),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+    )
+    .await;
+    assert_eq!(gone.status(), 404, "the deleted session is not found");
 }

@@ -1,20 +1,25 @@
 //! What stands before rmcp's streamable HTTP service: the `Host` check,
-//! the access key, and the limits that keep the server answering under
-//! load: live sessions (evicting unused ones at the cap), each key's
-//! sessions and calls in flight, and the request size.
+//! the access key, the sessions (ours: [`Sessions`]), and the limits that
+//! keep the server answering under load: live sessions (evicting unused
+//! ones at the cap), each key's sessions and calls in flight, and the
+//! request size. Each request then runs through rmcp's stateless path,
+//! with its session's connection as the handler.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use futures_util::stream;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::SessionManager;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::auth::{HttpAuth, Refusal};
 use super::hosts::{HostCheck, HostRefusal};
@@ -22,15 +27,26 @@ use super::limits::HttpLimits;
 use super::memory::{Trimmer, trim};
 use super::quota::{OverQuota, Quotas};
 use super::server::McpServer;
+use super::sessions::{CONNECTION, Lookup, Sessions};
 
 pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
+/// How often an open `GET` stream sends a comment, so proxies and clients
+/// keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The one server-initiated message a `GET` stream carries.
+const LIST_CHANGED: &[u8] =
+    b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n";
+
 /// The checks and counts in front of one HTTP server's MCP service.
 pub(super) struct Front {
-    pub(super) service: StreamableHttpService<McpServer, LocalSessionManager>,
-    pub(super) manager: Arc<LocalSessionManager>,
+    pub(super) service: StreamableHttpService<McpServer, NeverSessionManager>,
+    /// What new sessions' connections are made from.
+    pub(super) server: McpServer,
+    pub(super) sessions: Arc<Sessions>,
     pub(super) limits: HttpLimits,
     pub(super) auth: HttpAuth,
     pub(super) hosts: HostCheck,
@@ -39,6 +55,8 @@ pub(super) struct Front {
     pub(super) local: SocketAddr,
     /// When ended sessions' memory goes back to the system.
     pub(super) trimmer: Trimmer,
+    /// Ends open `GET` streams when the server stops.
+    pub(super) shutdown: CancellationToken,
 }
 
 /// What a POST body asks for, as far as the limits care.
@@ -46,7 +64,7 @@ pub(super) struct Front {
 struct Inspected {
     /// The JSON-RPC id to answer a refusal with.
     id: Value,
-    /// An `initialize` on a protocol version with sessions.
+    /// An `initialize` (which opens a session).
     opens_session: bool,
     /// `tools/call` requests in the body.
     calls: usize,
@@ -72,29 +90,28 @@ impl Front {
             .headers()
             .get(SESSION_HEADER)
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        if let Some(id) = &session
-            && self.quotas.owner(id).is_some_and(|owner| owner != key)
-        {
-            // A session id is no secret from the server's logs or a
-            // proxy; it does not let another key's holder in.
-            return error_body(
-                StatusCode::NOT_FOUND,
-                "session_not_found",
-                "no MCP session with this id belongs to this access key; start one with initialize",
-            );
+            .map(str::to_owned)
+            .filter(|_| !self.limits.stateless);
+        match (req.method().clone(), session) {
+            (Method::POST, session) => self.post(req, key, session).await,
+            (Method::GET, Some(id)) => self.listen(&req, key, &id),
+            (Method::DELETE, Some(id)) => self.end(key, &id),
+            (Method::DELETE, None) if !self.limits.stateless => error_body(
+                StatusCode::BAD_REQUEST,
+                "session_id_required",
+                "DELETE ends a session: send its Mcp-Session-Id header",
+            ),
+            // rmcp answers the rest (405 with the methods it takes).
+            _ => self.service.handle(req).await,
         }
-        match *req.method() {
-            Method::POST => {}
-            Method::DELETE => {
-                let response = self.service.handle(req).await;
-                if let Some(id) = &session {
-                    self.quotas.closed(id);
-                }
-                return response;
-            }
-            _ => return self.service.handle(req).await,
-        }
+    }
+
+    async fn post(
+        &self,
+        req: Request<Incoming>,
+        key: usize,
+        session: Option<String>,
+    ) -> Response<Body> {
         let (parts, body) = req.into_parts();
         let bytes = match Limited::new(body, self.limits.max_body_bytes)
             .collect()
@@ -113,42 +130,136 @@ impl Front {
         };
         let asked = inspect(&bytes);
         let request = Request::from_parts(parts, Full::new(bytes));
-        if asked.opens_session && session.is_none() && !self.limits.stateless {
-            if let Err(over) = self.quotas.may_open(key) {
-                return self.over_quota(over, asked.id);
-            }
-            if !self.make_room().await {
-                return self.full(asked.id);
-            }
-            let response = self.service.handle(request).await;
-            if let Some(id) = response
-                .headers()
-                .get(SESSION_HEADER)
-                .and_then(|v| v.to_str().ok())
-            {
-                self.quotas.opened(id, key);
-            }
-            return response;
+        if let Some(id) = session {
+            return match self.sessions.get(&id, key, asked.uses_session) {
+                Lookup::Found(connection) => self.run(request, key, asked, Some(connection)).await,
+                Lookup::Unknown => no_session(),
+                Lookup::Foreign => foreign_session(),
+            };
         }
-        if let Some(id) = &session {
-            self.quotas.touched(id, asked.uses_session);
+        if !asked.opens_session || self.limits.stateless {
+            return self.run(request, key, asked, None).await;
         }
-        if asked.calls == 0 {
-            return self.service.handle(request).await;
+        if let Err(max) = self.sessions.may_open(key) {
+            return self.over_quota(OverQuota::Sessions(max), asked.id);
         }
-        let permit = match self.quotas.calls(key, asked.calls) {
-            Ok(permit) => permit,
-            Err(over) => return self.over_quota(over, asked.id),
+        if !self.make_room() {
+            return self.full(asked.id);
+        }
+        let connection = self.server.for_new_connection();
+        let mut response = CONNECTION
+            .scope(connection.clone(), self.service.handle(request))
+            .await;
+        if response.status() == StatusCode::OK {
+            let id = self.sessions.open(key, connection);
+            if let Ok(value) = HeaderValue::from_str(&id) {
+                response.headers_mut().insert(SESSION_HEADER, value);
+            }
+        }
+        response
+    }
+
+    /// Runs a request through rmcp, as `connection` when it belongs to a
+    /// session, counting its tool calls against the key's quota.
+    async fn run(
+        &self,
+        request: Request<Full<Bytes>>,
+        key: usize,
+        asked: Inspected,
+        connection: Option<McpServer>,
+    ) -> Response<Body> {
+        let permit = if asked.calls == 0 {
+            None
+        } else {
+            match self.quotas.calls(key, asked.calls) {
+                Ok(permit) => Some(permit),
+                Err(over) => return self.over_quota(over, asked.id),
+            }
         };
-        // Counted until the answer has been sent (an SSE stream ends with
-        // the call's result) or the client went away.
-        self.service.handle(request).await.map(|body| {
-            body.map_frame(move |frame| {
-                let _held = &permit;
-                frame
-            })
-            .boxed()
-        })
+        let response = match connection {
+            Some(connection) => {
+                CONNECTION
+                    .scope(connection, self.service.handle(request))
+                    .await
+            }
+            None => self.service.handle(request).await,
+        };
+        match permit {
+            None => response,
+            // Counted until the answer has been sent (an SSE stream ends
+            // with the call's result) or the client went away.
+            Some(permit) => response.map(|body| {
+                body.map_frame(move |frame| {
+                    let _held = &permit;
+                    frame
+                })
+                .boxed()
+            }),
+        }
+    }
+
+    /// `GET` on a session: a stream of what the server tells the client
+    /// unasked (`notifications/tools/list_changed` when the registry
+    /// changes), open until the session or the server ends.
+    fn listen(&self, req: &Request<Incoming>, key: usize, id: &str) -> Response<Body> {
+        let accepts_sse = req
+            .headers()
+            .get_all(ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(|v| v.contains("text/event-stream"));
+        if !accepts_sse {
+            return plain(
+                StatusCode::NOT_ACCEPTABLE,
+                "Not Acceptable: a GET stream is text/event-stream; accept it".to_owned(),
+            );
+        }
+        let open = match self.sessions.stream(id, key) {
+            Ok(open) => open,
+            Err(Lookup::Foreign) => return foreign_session(),
+            Err(_) => return no_session(),
+        };
+        let mut changes = self.server.registry_changes();
+        changes.mark_unchanged();
+        let state = (
+            open,
+            changes,
+            tokio::time::interval(KEEP_ALIVE),
+            self.shutdown.clone(),
+        );
+        let events = stream::unfold(
+            state,
+            |(open, mut changes, mut tick, shutdown)| async move {
+                let event: &'static [u8] = tokio::select! {
+                    () = open.ended.cancelled() => return None,
+                    () = shutdown.cancelled() => return None,
+                    changed = changes.changed() => {
+                        changed.ok()?;
+                        LIST_CHANGED
+                    }
+                    _ = tick.tick() => b": keep-alive\n\n",
+                };
+                let frame = Ok::<_, Infallible>(Frame::data(Bytes::from_static(event)));
+                Some((frame, (open, changes, tick, shutdown)))
+            },
+        );
+        let mut response = Response::new(StreamBody::new(events).boxed());
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        response
+    }
+
+    /// `DELETE` on a session: it ends at once.
+    fn end(&self, key: usize, id: &str) -> Response<Body> {
+        match self.sessions.get(id, key, false) {
+            Lookup::Found(_) => {
+                self.sessions.close(id);
+                plain(StatusCode::OK, String::new())
+            }
+            Lookup::Unknown => no_session(),
+            Lookup::Foreign => foreign_session(),
+        }
     }
 
     fn check_host(&self, req: &Request<Incoming>) -> Result<(), HostRefusal> {
@@ -167,37 +278,27 @@ impl Front {
         host.map_or(Ok(()), |host| self.hosts.allows(&host, self.local))
     }
 
-    /// Room for one more session: below the cap, or after closing the
-    /// least recently used session that never made a request after
-    /// `initialize`.
-    async fn make_room(&self) -> bool {
-        if self.live_sessions().await < self.limits.max_sessions {
+    /// Room for one more session: below the cap, or after ending the
+    /// idle sessions, or the least recently used ones that never made a
+    /// request after `initialize`.
+    fn make_room(&self) -> bool {
+        let max = self.limits.max_sessions;
+        if self.sessions.len() < max || self.sessions.expire() < max {
             return true;
         }
-        while let Some(id) = self.quotas.evictable() {
-            self.quotas.closed(&id);
-            let _ = self.manager.close_session(&Arc::from(id.as_str())).await;
+        while self.sessions.evict_one() {
             self.trimmer.evicted();
-            if self.live_sessions().await < self.limits.max_sessions {
+            if self.sessions.len() < max {
                 return true;
             }
         }
         false
     }
 
-    async fn live_sessions(&self) -> usize {
-        self.manager.sessions.read().await.len()
-    }
-
-    /// Forgets the sessions rmcp no longer holds (expired after the idle
-    /// time, or closed), and once many have ended gives their memory back
-    /// to the system.
+    /// Ends the sessions idle for longer than the idle time, and once many
+    /// have ended gives their memory back to the system.
     pub(super) async fn prune(&self) {
-        let count = {
-            let live = self.manager.sessions.read().await;
-            self.quotas.retain(|id| live.contains_key(id));
-            live.len()
-        };
+        let count = self.sessions.expire();
         if self.trimmer.should_trim(count) {
             // It walks every arena: off the runtime's threads.
             let _ = tokio::task::spawn_blocking(trim).await;
@@ -260,15 +361,11 @@ fn inspect(body: &[u8]) -> Inspected {
             asked.id = id.clone();
         }
         match method {
-            Some("initialize") => {
-                let version = message
-                    .pointer("/params/protocolVersion")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                // Versions are dates; those from 2026-07-28 on have no
-                // sessions.
-                asked.opens_session |= version < "2026-07-28";
-            }
+            // The handshake exists only in the protocol revisions with
+            // sessions (before 2026-07-28), so an `initialize` opens one
+            // whatever version it names (the answer names the revision
+            // agreed on), as rmcp's own session layer does.
+            Some("initialize") => asked.opens_session = true,
             Some("notifications/initialized") => {}
             Some("tools/call") => {
                 asked.calls += 1;
@@ -329,6 +426,26 @@ fn unauthorized(refusal: Refusal) -> Response<Body> {
     response
 }
 
+/// HTTP 404 for a session id no live session has (MCP: the client starts
+/// a new session).
+fn no_session() -> Response<Body> {
+    error_body(
+        StatusCode::NOT_FOUND,
+        "session_not_found",
+        "no live MCP session has this id (it ended, expired or never existed); start one with initialize",
+    )
+}
+
+/// HTTP 404 for another key's session: a session id is no secret from the
+/// server's logs or a proxy, and it does not let another key's holder in.
+fn foreign_session() -> Response<Body> {
+    error_body(
+        StatusCode::NOT_FOUND,
+        "session_not_found",
+        "no MCP session with this id belongs to this access key; start one with initialize",
+    )
+}
+
 fn error_body(status: StatusCode, error: &str, message: &str) -> Response<Body> {
     json_response(status, &json!({"error": error, "message": message}))
 }
@@ -361,7 +478,7 @@ mod tests {
         };
         let legacy = inspect(init("2025-06-18").as_bytes());
         assert!(legacy.opens_session && legacy.id == json!(7) && legacy.calls == 0);
-        assert!(!inspect(init("2026-07-28").as_bytes()).opens_session);
+        assert!(inspect(init("2026-07-28").as_bytes()).opens_session);
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         assert!(!inspect(initialized.to_string().as_bytes()).uses_session);
         let batch = json!([

@@ -7,7 +7,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
@@ -19,6 +19,7 @@ use super::limits::HttpLimits;
 use super::memory::Trimmer;
 use super::quota::Quotas;
 use super::server::McpServer;
+use super::sessions::{self, Sessions};
 
 impl McpServer {
     /// Serves streamable HTTP clients on `listener` (path `/mcp`, any path
@@ -70,33 +71,34 @@ impl McpServer {
         config.allowed_hosts.clear();
         config.allowed_origins.clone_from(&limits.allowed_origins);
         config.max_request_body_bytes = limits.max_body_bytes;
-        config.legacy_session_mode = !limits.stateless;
+        // Sessions are ours (Front, Sessions): rmcp serves every request
+        // on its own, as the session's connection when it has one.
+        config.legacy_session_mode = false;
         config.json_response = limits.stateless;
-        let mut manager = LocalSessionManager::default();
-        manager.session_config.keep_alive = Some(limits.session_idle);
-        let manager = Arc::new(manager);
         let template = self.clone();
         let service = StreamableHttpService::new(
-            move || Ok(template.for_new_connection()),
-            Arc::clone(&manager),
+            move || Ok(sessions::current().unwrap_or_else(|| template.for_new_connection())),
+            Arc::new(NeverSessionManager::default()),
             config,
         );
         let front = Arc::new(Front {
             service,
-            manager,
-            quotas: Quotas::new(
+            server: self.clone(),
+            sessions: Arc::new(Sessions::new(
                 auth.len(),
                 limits.max_sessions_per_key,
-                limits.max_calls_per_key,
-            ),
+                limits.session_idle,
+            )),
+            quotas: Quotas::new(auth.len(), limits.max_calls_per_key),
             limits,
             auth,
             hosts,
             local,
             trimmer: Trimmer::default(),
+            shutdown: shutdown.clone(),
         });
-        // Ended sessions' peers and quota entries are dropped every few
-        // seconds.
+        // Idle sessions end, and closed stdio-style peers are dropped,
+        // every few seconds.
         let (pruner, pruned_front, stop_pruning) =
             (self.clone(), Arc::clone(&front), shutdown.clone());
         tokio::spawn(async move {

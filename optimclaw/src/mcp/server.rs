@@ -33,6 +33,9 @@ struct Shared {
     name: String,
     /// Connected clients, told when the registry changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// The registry generation, watched by HTTP sessions' `GET` streams
+    /// (which tell their clients when it changes).
+    changes: tokio::sync::watch::Sender<u64>,
     /// Tool calls running now, over every connection.
     calls: Arc<tokio::sync::Semaphore>,
     max_calls: usize,
@@ -110,6 +113,7 @@ impl McpServer {
                 ctx,
                 name: "optimclaw".to_owned(),
                 peers: Mutex::new(Vec::new()),
+                changes: tokio::sync::watch::Sender::new(0),
                 calls: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CALLS)),
                 max_calls: DEFAULT_MAX_CALLS,
                 per_connection: false,
@@ -213,7 +217,8 @@ impl McpServer {
             .registry
             .write()
             .unwrap_or_else(PoisonError::into_inner) = registry;
-        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        self.shared.changes.send_replace(generation);
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self
                 .shared
@@ -226,6 +231,17 @@ impl McpServer {
         for peer in peers {
             let _ = peer.notify_tool_list_changed().await;
         }
+    }
+
+    /// Registry generations as they change ([`set_registry`](Self::set_registry)).
+    pub(super) fn registry_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.shared.changes.subscribe()
+    }
+
+    /// Whether both serve one connection (one loaded state).
+    #[cfg(test)]
+    pub(super) fn same_connection(&self, other: &McpServer) -> bool {
+        Arc::ptr_eq(&self.conn, &other.conn)
     }
 
     /// Marks the server as served over stateless HTTP (no `listChanged`).
