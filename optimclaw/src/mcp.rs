@@ -8,6 +8,7 @@ mod client;
 mod front;
 mod hosts;
 mod http;
+mod inspect;
 mod limits;
 mod memory;
 mod quota;
