@@ -13,7 +13,8 @@ pub(crate) struct Ranked {
     /// Registry index.
     pub(crate) tool: usize,
     /// Whether it matched well: keyword strength at [`STRONG_MATCH`] or
-    /// more; with vectors, keyword strength or cosine at the thresholds of
+    /// more; with vectors, keyword strength or standardized cosine at the
+    /// thresholds of
     /// [`SemanticConfig`](crate::embed::SemanticConfig).
     pub(crate) strong: bool,
 }
@@ -145,21 +146,32 @@ impl Registry {
             .iter()
             .map(|h| (h.tool, h.score, h.strength))
             .collect();
-        let (strong_keywords, strong_cosine) = (
-            semantic.config.strong_keywords,
-            semantic.config.strong_cosine,
-        );
-        ranking.hits = semantic
-            .fuse(&triples, &query, k, &keep)
+        let strong_keywords = semantic.config.strong_keywords;
+        let (fused, matched) = semantic.fuse(&triples, &query, k, &keep);
+        ranking.hits = fused
             .into_iter()
+            .enumerate()
             .map(
-                |FusedHit {
-                     tool,
-                     strength,
-                     cosine,
-                 }| Ranked {
+                |(
+                    i,
+                    FusedHit {
+                        tool,
+                        strength,
+                        stands_out,
+                    },
+                )| Ranked {
                     tool,
-                    strong: strength >= strong_keywords || cosine >= strong_cosine,
+                    // Whether the catalog has a match is the query's
+                    // question, judged on each ranking's best as without
+                    // vectors: the fused ranking's first is strong exactly
+                    // when it has one (else a strong keyword hit put
+                    // second by the fusion would read "no match"); the
+                    // others by their own signals.
+                    strong: if i == 0 {
+                        matched
+                    } else {
+                        strength >= strong_keywords || stands_out
+                    },
                 },
             )
             .collect();

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use optimclaw::embed::{
-    Embedder, EmbeddingCache, Fusion, MiniLm, STRONG_COSINE, STRONG_KEYWORDS, SemanticIndex, fuse,
+    Embedder, EmbeddingCache, Fusion, MiniLm, STRONG_KEYWORDS, STRONG_SPREAD, SemanticIndex, fuse,
 };
 use optimclaw::search::{Constraints, STRONG_MATCH};
 use optimclaw::{Registry, Tool};
@@ -206,12 +206,14 @@ fn main() {
         widened,
         absent.len()
     );
-    // (lexical strength, top cosine) with the tools present, then absent.
+    // (lexical strength, top cosine in standard deviations over the
+    // query's mean) with the tools present, then absent.
     let present: Vec<(f32, f32)> = (0..queries.len())
         .map(|i| {
+            let spread = index.spread(&qvecs[i], None);
             (
                 lex[i].first().map_or(0.0, |h| h.2),
-                dense[i].first().map_or(0.0, |h| h.1),
+                dense[i].first().map_or(0.0, |h| spread.standardize(h.1)),
             )
         })
         .collect();
@@ -224,11 +226,12 @@ fn main() {
                 let strength = lexical(&registry, &a.query, 2, Some(&keep))
                     .first()
                     .map_or(0.0, |h| h.2);
-                let cos = index
+                let spread = index.spread(&qvecs[i], Some(&keep));
+                let z = index
                     .rank(&qvecs[i], 1, Some(&keep))
                     .first()
-                    .map_or(0.0, |h| h.1);
-                (strength, cos)
+                    .map_or(0.0, |h| spread.standardize(h.1));
+                (strength, z)
             })
             .collect()
     };
@@ -249,9 +252,9 @@ fn main() {
         rate(&gone, &|x| x.0 < STRONG_MATCH),
         rate(&present, &|x| x.0 < STRONG_MATCH)
     );
-    let shipped = |x: &(f32, f32)| x.0 < STRONG_KEYWORDS && x.1 < STRONG_COSINE;
+    let shipped = |x: &(f32, f32)| x.0 < STRONG_KEYWORDS && x.1 < STRONG_SPREAD;
     println!(
-        "| keyword strength < {STRONG_KEYWORDS} and cosine < {STRONG_COSINE} (shipped with vectors) | {:.1} % | {:.1} % |",
+        "| keyword strength < {STRONG_KEYWORDS} and standardized cosine < {STRONG_SPREAD} (shipped with vectors) | {:.1} % | {:.1} % |",
         rate(&gone, &shipped),
         rate(&present, &shipped)
     );
@@ -261,13 +264,13 @@ fn main() {
         rate(&present, &|x| x.0 < STRONG_MATCH)
     );
     println!(
-        "| strict set, keyword strength < {STRONG_KEYWORDS} and cosine < {STRONG_COSINE} (shipped with vectors) | {:.1} % | {:.1} % |",
+        "| strict set, keyword strength < {STRONG_KEYWORDS} and standardized cosine < {STRONG_SPREAD} (shipped with vectors) | {:.1} % | {:.1} % |",
         rate(&gone_strict, &shipped),
         rate(&present, &shipped)
     );
-    for c in [0.30, 0.35, 0.40, 0.45, 0.50, 0.55] {
+    for c in [2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5] {
         println!(
-            "| cosine < {c:.2} | {:.1} % | {:.1} % |",
+            "| standardized cosine < {c:.1} | {:.1} % | {:.1} % |",
             rate(&gone, &|x| x.1 < c),
             rate(&present, &|x| x.1 < c)
         );
@@ -275,9 +278,9 @@ fn main() {
     for max_false in [3.0, 5.0, 10.0] {
         let mut best = (0.0f32, 0.0f32, 0.0f64, 0.0f64);
         for si in 0..=30 {
-            let s = 0.3 + si as f32 * 0.05;
+            let s = 0.05 + si as f32 * 0.01;
             for ci in 0..=40 {
-                let c = 0.2 + ci as f32 * 0.01;
+                let c = 2.0 + ci as f32 * 0.1;
                 let no = |x: &(f32, f32)| x.0 < s && x.1 < c;
                 let (d, f) = (rate(&gone, &no), rate(&present, &no));
                 if f <= max_false && d > best.2 {
@@ -287,18 +290,18 @@ fn main() {
         }
         let mut best_cos = (0.0f32, 0.0f64, 0.0f64);
         for ci in 0..=60 {
-            let c = 0.2 + ci as f32 * 0.01;
+            let c = 1.0 + ci as f32 * 0.1;
             let (d, f) = (rate(&gone, &|x| x.1 < c), rate(&present, &|x| x.1 < c));
             if f <= max_false && d > best_cos.1 {
                 best_cos = (c, d, f);
             }
         }
         println!(
-            "| best at most {max_false:.0} % false: cosine < {:.2} | {:.1} % | {:.1} % |",
+            "| best at most {max_false:.0} % false: standardized cosine < {:.2} | {:.1} % | {:.1} % |",
             best_cos.0, best_cos.1, best_cos.2
         );
         println!(
-            "| best at most {max_false:.0} % false: keyword strength < {:.2} and cosine < {:.2} | {:.1} % | {:.1} % |",
+            "| best at most {max_false:.0} % false: keyword strength < {:.2} and standardized cosine < {:.2} | {:.1} % | {:.1} % |",
             best.0, best.1, best.2, best.3
         );
     }

@@ -91,6 +91,43 @@ impl SemanticIndex {
         self.dim
     }
 
+    /// How `query`'s cosines with the tools `keep` accepts spread (see
+    /// [`CosineSpread`]). A query of the wrong length spreads nowhere.
+    pub fn spread(&self, query: &[f32], keep: Option<&dyn Fn(usize) -> bool>) -> CosineSpread {
+        if query.len() != self.dim || self.dim == 0 {
+            return CosineSpread::default();
+        }
+        let mut q = query.to_vec();
+        normalize(&mut q);
+        // Welford's running mean and variance: one pass, no buffer.
+        let (mut n, mut mean, mut m2) = (0.0f64, 0.0f64, 0.0f64);
+        for (_, v) in self
+            .docs
+            .iter()
+            .zip(self.vectors.chunks_exact(self.dim))
+            .filter(|(doc, _)| keep.is_none_or(|keep| keep(**doc)))
+        {
+            let cos = f64::from(v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>());
+            n += 1.0;
+            let delta = cos - mean;
+            mean += delta / n;
+            m2 += delta * (cos - mean);
+        }
+        let count = n as usize;
+        if n < 2.0 {
+            return CosineSpread {
+                mean: mean as f32,
+                sd: 0.0,
+                count,
+            };
+        }
+        CosineSpread {
+            mean: mean as f32,
+            sd: (m2 / n).sqrt() as f32,
+            count,
+        }
+    }
+
     /// The `k` tools most similar to `query` (registry index, cosine), best
     /// first, among those `keep` accepts. A query of the wrong length finds
     /// nothing.
@@ -119,6 +156,54 @@ impl SemanticIndex {
         }
         scored.sort_unstable_by(cmp);
         scored
+    }
+}
+
+/// How a query's cosines spread over a catalog: their mean and standard
+/// deviation. A cosine's distance from the mean in standard deviations
+/// ([`standardize`](Self::standardize)) says how far a tool stands out for
+/// this query in this catalog, on a scale that does not depend on the
+/// embedder (models differ in their cosines' range: one's 0.45 is
+/// another's 0.8) nor on how alike the catalog's tools are.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CosineSpread {
+    /// The mean cosine.
+    pub mean: f32,
+    /// The standard deviation of the cosines (0 for fewer than two).
+    pub sd: f32,
+    /// How many cosines.
+    pub count: usize,
+}
+
+/// The share of the most a cosine can stand out in a small catalog that
+/// counts as standing out there ([`CosineSpread::threshold`]).
+const SMALL_CATALOG_SHARE: f32 = 0.9;
+
+impl CosineSpread {
+    /// The standardized cosine that stands out, for a wanted `z`: `z`
+    /// itself, or in a catalog too small for it 90 % of the most any
+    /// cosine can stand out there (among `n` cosines none is more than
+    /// `√(n − 1)` standard deviations above the mean, so a catalog of 10
+    /// tools could never reach 4).
+    pub fn threshold(&self, z: f32) -> f32 {
+        let most = (self.count.saturating_sub(1) as f32).sqrt();
+        z.min(SMALL_CATALOG_SHARE * most)
+    }
+
+    /// Whether `cosine` stands out by `z` ([`threshold`](Self::threshold));
+    /// never when the cosines do not spread.
+    pub fn stands_out(&self, cosine: f32, z: f32) -> bool {
+        self.sd > 1e-6 && self.standardize(cosine) >= self.threshold(z)
+    }
+
+    /// `cosine` in standard deviations above the mean (0 when the cosines
+    /// do not spread).
+    pub fn standardize(&self, cosine: f32) -> f32 {
+        if self.sd > 1e-6 {
+            (cosine - self.mean) / self.sd
+        } else {
+            0.0
+        }
     }
 }
 
@@ -209,6 +294,64 @@ mod tests {
         let keep = |i: usize| i != 10;
         assert_eq!(index.rank(&[1.0, 0.0], 1, Some(&keep))[0].0, 11);
         assert!(index.rank(&[1.0, 0.0, 0.0], 3, None).is_empty());
+    }
+
+    #[test]
+    fn cosines_spread_by_mean_and_deviation() {
+        let index = SemanticIndex::from_vectors(
+            vec![0, 1, 2, 3],
+            vec![
+                vec![1.0, 0.0],
+                vec![0.0, 1.0],
+                vec![0.0, 1.0],
+                vec![-1.0, 0.0],
+            ],
+        )
+        .unwrap();
+        // Cosines 1, 0, 0, -1: mean 0, deviation sqrt(1/2).
+        let spread = index.spread(&[3.0, 0.0], None);
+        assert!(spread.mean.abs() < 1e-6 && (spread.sd - 0.5f32.sqrt()).abs() < 1e-6);
+        assert!((spread.standardize(1.0) - 2.0f32.sqrt()).abs() < 1e-5);
+        // The same direction scaled: the same spread (it is the cosines').
+        assert_eq!(index.spread(&[0.5, 0.0], None), spread);
+        let keep = |i: usize| i < 2;
+        let two = index.spread(&[1.0, 0.0], Some(&keep));
+        assert!((two.mean - 0.5).abs() < 1e-6 && (two.sd - 0.5).abs() < 1e-6);
+        assert_eq!(index.spread(&[1.0], None), CosineSpread::default());
+        let flat = CosineSpread {
+            mean: 0.3,
+            sd: 0.0,
+            count: 40,
+        };
+        assert_eq!(flat.standardize(0.9), 0.0);
+        assert!(!flat.stands_out(0.9, 1.0), "no spread, nothing stands out");
+        // Four tools: at most sqrt(3) deviations; 90 % of that counts.
+        assert_eq!(spread.count, 4);
+        assert!((spread.threshold(4.0) - 0.9 * 3f32.sqrt()).abs() < 1e-6);
+        assert!(!spread.stands_out(1.0, 4.0), "-1 stands as far below");
+        let lone = SemanticIndex::from_vectors(
+            vec![0, 1, 2, 3],
+            vec![
+                vec![1.0, 0.0],
+                vec![0.0, 1.0],
+                vec![0.0, 1.0],
+                vec![0.0, 1.0],
+            ],
+        )
+        .unwrap()
+        .spread(&[1.0, 0.0], None);
+        assert!(
+            lone.stands_out(1.0, 4.0),
+            "the lone match of four stands out"
+        );
+        assert!(!lone.stands_out(0.0, 4.0));
+        let big = CosineSpread {
+            mean: 0.2,
+            sd: 0.05,
+            count: 500,
+        };
+        assert_eq!(big.threshold(4.0), 4.0);
+        assert!(big.stands_out(0.41, 4.0) && !big.stands_out(0.39, 4.0));
     }
 
     #[test]

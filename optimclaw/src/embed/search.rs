@@ -13,10 +13,11 @@ pub const POOL: usize = 50;
 /// How a registry searches with vectors
 /// ([`RegistryBuilder::embedder`](crate::RegistryBuilder::embedder)). Give
 /// one to [`RegistryBuilder::semantic`](crate::RegistryBuilder::semantic)
-/// to change the fusion, the cache folder or the thresholds (those must be
-/// re-chosen for another model than all-MiniLM-L6-v2: `bash
-/// bench/semantic.sh` prints the curve). See [`Embedder`](super::Embedder)
-/// for an example.
+/// to change the fusion, the cache folder or the thresholds. The vector
+/// threshold is in standard deviations of the query's own cosines, so it
+/// carries over to other embedders; `bench/catalogs.sh` with
+/// `CATALOG_VECTORS` prints its curve on every dev catalog. See
+/// [`Embedder`](super::Embedder) for an example.
 #[derive(Clone)]
 pub struct SemanticConfig {
     /// Embeds tools and queries.
@@ -30,11 +31,15 @@ pub struct SemanticConfig {
     ///
     /// [`Hit::strength`]: crate::search::Hit::strength
     pub strong_keywords: f32,
-    /// …or its cosine with the query reaches this. Both chosen for
-    /// all-MiniLM-L6-v2 on bfcl-dev (BENCHMARKS.md: the most "no match"
-    /// detected with at most 3 % false alarms); other models have other
-    /// scales.
-    pub strong_cosine: f32,
+    /// …or its cosine with the query stands this many standard deviations
+    /// above the query's mean cosine over the catalog (in a catalog too
+    /// small for that, 90 % of the most it could: [`CosineSpread`]).
+    /// Measured in the query's own spread, not in cosines, so it holds for
+    /// any embedder and catalog; chosen on the dev catalogs of every shape
+    /// (BENCHMARKS.md §2b).
+    ///
+    /// [`CosineSpread`]: super::CosineSpread
+    pub strong_spread: f32,
 }
 
 impl SemanticConfig {
@@ -46,7 +51,7 @@ impl SemanticConfig {
             cache: EmbeddingCache::default_dir().map(EmbeddingCache::new),
             fusion: Fusion::default(),
             strong_keywords: STRONG_KEYWORDS,
-            strong_cosine: STRONG_COSINE,
+            strong_spread: STRONG_SPREAD,
         }
     }
 }
@@ -58,7 +63,7 @@ impl fmt::Debug for SemanticConfig {
             .field("cache", &self.cache)
             .field("fusion", &self.fusion)
             .field("strong_keywords", &self.strong_keywords)
-            .field("strong_cosine", &self.strong_cosine)
+            .field("strong_spread", &self.strong_spread)
             .finish()
     }
 }
@@ -66,8 +71,8 @@ impl fmt::Debug for SemanticConfig {
 /// The default of [`SemanticConfig::strong_keywords`]: the keyword
 /// threshold of searches without vectors.
 pub const STRONG_KEYWORDS: f32 = crate::search::STRONG_MATCH;
-/// The default of [`SemanticConfig::strong_cosine`].
-pub const STRONG_COSINE: f32 = 0.45;
+/// The default of [`SemanticConfig::strong_spread`].
+pub const STRONG_SPREAD: f32 = 6.0;
 
 /// A registry's semantic search: configuration plus the catalog's vectors.
 pub(crate) struct SemanticSearch {
@@ -81,8 +86,10 @@ pub(crate) struct FusedHit {
     pub(crate) tool: usize,
     /// Keyword strength (0 when keyword search did not return the tool).
     pub(crate) strength: f32,
-    /// Cosine with the query (0 when the vector ranking did not return it).
-    pub(crate) cosine: f32,
+    /// Its cosine stands out among the query's cosines by
+    /// [`SemanticConfig::strong_spread`] (false when the vector ranking did
+    /// not return it).
+    pub(crate) stands_out: bool,
 }
 
 impl SemanticSearch {
@@ -110,23 +117,37 @@ impl SemanticSearch {
     }
 
     /// Fuses keyword hits `(tool, score, strength)` with the vector ranking
-    /// of `query` among the tools `keep` accepts; at most `k`, best first.
+    /// of `query` among the tools `keep` accepts; at most `k`, best first,
+    /// and whether the query matched the catalog at all: some tool's
+    /// keyword strength or standardized cosine reaches its threshold.
     pub(crate) fn fuse(
         &self,
         lexical: &[(usize, f32, f32)],
         query: &[f32],
         k: usize,
         keep: &dyn Fn(usize) -> bool,
-    ) -> Vec<FusedHit> {
+    ) -> (Vec<FusedHit>, bool) {
         let dense = self.index.rank(query, POOL.max(k), Some(keep));
+        let spread = self.index.spread(query, Some(keep));
+        let z = self.config.strong_spread;
+        // As without vectors, the keyword ranking's best judges the
+        // keywords; the vector ranking's best, the vectors.
+        let matched = lexical
+            .first()
+            .is_some_and(|h| h.2 >= self.config.strong_keywords)
+            || dense.first().is_some_and(|h| spread.stands_out(h.1, z));
         let pairs: Vec<(usize, f32)> = lexical.iter().map(|h| (h.0, h.1)).collect();
-        fuse(&pairs, &dense, self.config.fusion, k)
+        let hits = fuse(&pairs, &dense, self.config.fusion, k)
             .into_iter()
             .map(|(tool, _)| FusedHit {
                 tool,
                 strength: lexical.iter().find(|h| h.0 == tool).map_or(0.0, |h| h.2),
-                cosine: dense.iter().find(|h| h.0 == tool).map_or(0.0, |h| h.1),
+                stands_out: dense
+                    .iter()
+                    .find(|h| h.0 == tool)
+                    .is_some_and(|h| spread.stands_out(h.1, z)),
             })
-            .collect()
+            .collect();
+        (hits, matched)
     }
 }

@@ -142,9 +142,11 @@ pub struct RerankConfig {
     pub candidates: usize,
     /// For scoring rerankers: the relevance from which the top candidate is
     /// a strong match, and below which `tool_info` says "no match". `None`
-    /// (the default): the first stage's strength decides. Scores differ by
-    /// model, so set it only from a curve measured with yours
-    /// (`bench/rerank.sh`).
+    /// (the default): the first stage's judgement of the query stands.
+    /// Scores differ by model, so choose it from your model's scores on
+    /// requests with and without a tool (`bench/catalogs.sh` measures every
+    /// dev catalog through a reranker at `CATALOG_RERANK`; `bench/rerank.sh`
+    /// runs it against a stand-in).
     pub strong_score: Option<f32>,
 }
 
@@ -173,7 +175,9 @@ impl fmt::Debug for RerankConfig {
 /// The first stage's hits `(tool, strong)` reordered by `reranked`, each
 /// judged again: a picking reranker's picks are strong and the rest weak
 /// (no pick: no match); with `strong_score`, a scored hit is strong at that
-/// score; otherwise each keeps its first-stage strength.
+/// score; otherwise the new first is strong exactly when the first stage's
+/// was (whether the catalog has a match is the first stage's judgement,
+/// which a reordering does not undo) and the others keep their own.
 pub(crate) fn apply(
     hits: &[(usize, bool)],
     reranked: &Reranked,
@@ -190,13 +194,16 @@ pub(crate) fn apply(
             order.push(i);
         }
     }
+    let matched = hits.first().is_some_and(|h| h.1);
     order
         .into_iter()
-        .map(|i| {
+        .enumerate()
+        .map(|(rank, i)| {
             let (tool, first_stage) = hits[i];
             let strong = match (&reranked.fits, strong_score) {
                 (Some(fits), _) => fits.contains(&i),
                 (None, Some(min)) => reranked.scores.get(i).is_some_and(|s| *s >= min),
+                (None, None) if rank == 0 => matched,
                 (None, None) => first_stage,
             };
             (tool, strong)
@@ -233,6 +240,12 @@ mod tests {
         let scored = Reranked::from_scores(vec![0.2, 0.9]);
         assert_eq!(apply(&hits, &scored, None), [(11, true), (10, true)]);
         assert_eq!(apply(&hits, &scored, Some(0.5)), [(11, true), (10, false)]);
+        // Without a threshold, a reordering keeps the first stage's
+        // judgement of the query: a match stays a match, none stays none.
+        let weak_second = [(10, true), (11, false)];
+        assert_eq!(apply(&weak_second, &scored, None), [(11, true), (10, true)]);
+        let none = [(10, false), (11, false)];
+        assert_eq!(apply(&none, &scored, None), [(11, false), (10, false)]);
         // Out-of-range indexes from a buggy reranker are ignored.
         let bad = Reranked {
             order: vec![7, 1, 1],

@@ -8,13 +8,27 @@
 //!
 //! Usage: `catalogs [SETS_JSON]`. `CATALOG_SIGNALS=FILE` also writes every
 //! query's top hits' signals as JSON lines, for choosing the strength.
+//! Built with feature `minilm`, `CATALOG_VECTORS=DIR` adds vector search
+//! (all-MiniLM-L6-v2 in DIR) to every catalog and prints, beside the fused
+//! answers, the vectors alone and the curve of the standardized cosine
+//! (see `vectors.rs`). Built with feature `rerank`, `CATALOG_RERANK=URL`
+//! adds an `HttpReranker` at that `/rerank` URL as the second stage
+//! (model `CATALOG_RERANK_MODEL`; `bench/rerank.sh` runs it against a
+//! stand-in). With either, each
+//! catalog's `tool_info` latency is printed too.
+
+mod curves;
+#[cfg(feature = "minilm")]
+mod vectors;
+
+use curves::{Curve, pct, spread_curve};
 
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use optimclaw::manifest::{ManifestOptions, parse_manifest};
-use optimclaw::search::{Hit, STRONG_MATCH, Weights};
+use optimclaw::search::{Hit, Weights};
 use optimclaw::{DynamicTool, LazyConfig, Registry};
 use optimclaw_bench::data_dir;
 use serde::Deserialize;
@@ -117,10 +131,27 @@ fn weights() -> Weights {
     }
 }
 
-fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>) -> Registry {
+fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>, vectors: &Vectors) -> Registry {
     let builder = Registry::builder()
         .lazy(LazyConfig::lazy())
         .search_weights(weights());
+    #[cfg(feature = "minilm")]
+    let builder = match vectors {
+        Some(v) => builder.semantic(v.config()),
+        None => builder,
+    };
+    #[cfg(not(feature = "minilm"))]
+    let _ = vectors;
+    #[cfg(feature = "rerank")]
+    let builder = match std::env::var("CATALOG_RERANK") {
+        Ok(url) => builder.reranker(optimclaw::rerank::RerankConfig::new(std::sync::Arc::new(
+            optimclaw::rerank::HttpReranker::new(
+                url,
+                std::env::var("CATALOG_RERANK_MODEL").unwrap_or_else(|_| "standin".to_owned()),
+            ),
+        ))),
+        Err(_) => builder,
+    };
     let builder = match tools {
         Some(tools) => builder
             .without_linked()
@@ -130,14 +161,81 @@ fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>) -> Registry {
     builder.build().expect("catalog tools are valid")
 }
 
-/// A catalog's name and its top strengths: requests with a tool, without.
-type Curve = (String, Vec<Option<f32>>, Vec<Option<f32>>);
+/// The vector search of this run, when there is one.
+#[cfg(feature = "minilm")]
+type Vectors = Option<vectors::Vectors>;
+#[cfg(not(feature = "minilm"))]
+type Vectors = Option<std::convert::Infallible>;
+
+/// What the vectors alone found for a request, and how well the request
+/// matched the catalog at best, by keywords and by vectors.
+#[derive(Default)]
+struct VectorView {
+    names: Vec<String>,
+    /// The keyword ranking's best strength and the vector ranking's best
+    /// standardized cosine (scaled up in a catalog too small to reach the
+    /// shipped threshold) for the request (`None`: no tool).
+    top: Option<(f32, f32)>,
+}
+
+/// A registry's tool vectors, when the run has vectors.
+#[cfg(feature = "minilm")]
+type Index = Option<optimclaw::embed::SemanticIndex>;
+#[cfg(not(feature = "minilm"))]
+type Index = Option<std::convert::Infallible>;
+
+#[cfg(feature = "minilm")]
+fn index_of(vectors: &Vectors, registry: &Registry) -> Index {
+    vectors.as_ref().map(|v| v.index(registry))
+}
+
+#[cfg(not(feature = "minilm"))]
+fn index_of(_: &Vectors, _: &Registry) -> Index {
+    None
+}
+
+#[cfg(feature = "minilm")]
+fn view(vectors: &Vectors, index: &Index, registry: &Registry, query: &str) -> VectorView {
+    let (Some(v), Some(index)) = (vectors, index) else {
+        return VectorView::default();
+    };
+    let scored = v.score(index, query);
+    let tools = registry.tools();
+    let names = scored
+        .ranked
+        .iter()
+        .take(5)
+        .map(|h| tools[h.0].name().to_owned())
+        .collect();
+    // What the query could match at best in this catalog, each way.
+    let strength = registry
+        .search_index()
+        .search(query, 1)
+        .first()
+        .map_or(0.0, |h| h.strength);
+    // In standard deviations, relative to the most that counts in this
+    // catalog for the shipped setting: `z` stands out when it reaches the
+    // threshold `spread.threshold(z)`, scaled here to the requested z.
+    let top = scored.ranked.first().map(|h| {
+        let wanted = optimclaw::embed::STRONG_SPREAD;
+        let scale = wanted / scored.spread.threshold(wanted);
+        (strength, scored.spread.standardize(h.1) * scale)
+    });
+    VectorView { names, top }
+}
+
+#[cfg(not(feature = "minilm"))]
+fn view(_: &Vectors, _: &Index, _: &Registry, _: &str) -> VectorView {
+    VectorView::default()
+}
 
 /// What `tool_info` answered one query, and the keyword hits behind it.
 struct Answer {
     names: Vec<String>,
     no_match: bool,
     hits: Vec<Hit>,
+    /// How long `tool_info` took.
+    micros: f64,
 }
 
 impl Answer {
@@ -148,12 +246,25 @@ impl Answer {
 }
 
 fn ask(registry: &Registry, query: &str) -> Answer {
+    let start = std::time::Instant::now();
     let answer = registry.tool_info(query, 5).expect("tool_info answers");
+    let micros = start.elapsed().as_secs_f64() * 1e6;
     Answer {
         names: answer.tools.into_iter().map(|t| t.name).collect(),
         no_match: answer.no_match,
         hits: registry.search_index().search(query, 5),
+        micros,
     }
+}
+
+/// Median and 95th percentile of `micros`, in milliseconds.
+fn latency(micros: &mut [f64]) -> (f64, f64) {
+    if micros.is_empty() {
+        return (0.0, 0.0);
+    }
+    micros.sort_by(f64::total_cmp);
+    let at = |q: f64| micros[((micros.len() - 1) as f64 * q).round() as usize] / 1e3;
+    (at(0.5), at(0.95))
 }
 
 /// Writes one request's signals line, when `CATALOG_SIGNALS` is set.
@@ -192,10 +303,6 @@ fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &
     })
 }
 
-fn pct(n: usize, of: usize) -> f64 {
-    100.0 * n as f64 / of.max(1) as f64
-}
-
 fn main() {
     // Link the assistant's catalog into this binary.
     assert_eq!(assistant::CORE_TOOLS.len(), 12);
@@ -206,6 +313,10 @@ fn main() {
     let dev = spec.parent().expect("sets.json is in a folder").to_owned();
     let sets: Sets = serde_json::from_str(&std::fs::read_to_string(&spec).expect("readable"))
         .expect("sets.json is valid");
+    #[cfg(feature = "minilm")]
+    let vectors: Vectors = vectors::Vectors::from_env();
+    #[cfg(not(feature = "minilm"))]
+    let vectors: Vectors = None;
     let mut signals_out = std::env::var("CATALOG_SIGNALS").ok().map(|p| {
         std::io::BufWriter::new(std::fs::File::create(p).expect("signals file can be written"))
     });
@@ -216,9 +327,11 @@ fn main() {
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut curves: Vec<Curve> = Vec::new();
+    let (mut vector_rows, mut vector_curves) = (Vec::new(), Vec::new());
+    let mut latencies = Vec::new();
     for set in &sets.sets {
         let tools = catalog(&dev, set);
-        let whole = registry(tools.as_deref(), &HashSet::new());
+        let whole = registry(tools.as_deref(), &HashSet::new(), &vectors);
         // The catalog as the peers see it: the deferred tools only.
         let manifest: Vec<Value> = whole
             .tools()
@@ -252,9 +365,18 @@ fn main() {
             .map(wrap)
             .collect();
         let (mut hit1, mut hit5, mut multi, mut recall5, mut false_nm) = (0, 0, 0, 0.0, 0);
+        let (mut vhit1, mut vhit5) = (0, 0);
         let mut present = Vec::new();
+        let (mut vpresent, mut vabsent) = (Vec::new(), Vec::new());
+        let whole_index = index_of(&vectors, &whole);
+        let mut micros = Vec::new();
         for q in &queries {
             let a = ask(&whole, &q.query);
+            micros.push(a.micros);
+            let v = view(&vectors, &whole_index, &whole, &q.query);
+            vhit1 += usize::from(v.names.first().is_some_and(|n| q.relevant.contains(n)));
+            vhit5 += usize::from(v.names.iter().any(|n| q.relevant.contains(n)));
+            vpresent.push(v.top);
             hit1 += usize::from(a.names.first().is_some_and(|n| q.relevant.contains(n)));
             hit5 += usize::from(a.names.iter().any(|n| q.relevant.contains(n)));
             if q.steps.len() > 1 {
@@ -276,16 +398,19 @@ fn main() {
             let a = ask(&whole, &q.query);
             detected += usize::from(a.no_match);
             absent_tops.push(a.strength());
+            vabsent.push(view(&vectors, &whole_index, &whole, &q.query).top);
             record(&mut signals_out, &set.name, "none", q, &whole, &a);
         }
         let mut none_count = none.len();
         if let Some(absent) = &set.absent {
             for q in read_queries(&resolve(&dev, absent)) {
                 let skip: HashSet<&str> = q.absent.iter().map(String::as_str).collect();
-                let reduced = registry(tools.as_deref(), &skip);
+                let reduced = registry(tools.as_deref(), &skip, &vectors);
                 let a = ask(&reduced, &q.query);
                 detected += usize::from(a.no_match);
                 absent_tops.push(a.strength());
+                let reduced_index = index_of(&vectors, &reduced);
+                vabsent.push(view(&vectors, &reduced_index, &reduced, &q.query).top);
                 none_count += 1;
                 record(&mut signals_out, &set.name, "absent", &q, &reduced, &a);
             }
@@ -306,40 +431,43 @@ fn main() {
             pct(detected, none_count),
         );
         curves.push((set.name.clone(), present, absent_tops));
+        let (p50, p95) = latency(&mut micros);
+        latencies.push(format!("| {} | {p50:.2} | {p95:.2} |", set.name));
+        if vpresent.iter().any(Option::is_some) {
+            vector_rows.push(format!(
+                "| {} | {:.3} | {:.3} | {:.3} | {:.3} |",
+                set.name,
+                hit1 as f64 / queries.len().max(1) as f64,
+                vhit1 as f64 / queries.len().max(1) as f64,
+                hit5 as f64 / queries.len().max(1) as f64,
+                vhit5 as f64 / queries.len().max(1) as f64,
+            ));
+            vector_curves.push((set.name.clone(), vpresent, vabsent));
+        }
+    }
+    if !vector_rows.is_empty() {
+        println!("\nwith vectors: the answers (fused) next to the vectors alone\n");
+        println!(
+            "| catalog | hit@1 fused | hit@1 vectors alone | hit@5 fused | hit@5 vectors alone |"
+        );
+        println!("|---|---|---|---|---|");
+        for row in &vector_rows {
+            println!("{row}");
+        }
+        spread_curve(&vector_curves);
+    }
+    if std::env::var_os("CATALOG_VECTORS").is_some() || std::env::var_os("CATALOG_RERANK").is_some()
+    {
+        println!("\ntool_info latency per request with a tool (ms)\n");
+        println!("| catalog | median | p95 |");
+        println!("|---|---|---|");
+        for row in &latencies {
+            println!("{row}");
+        }
     }
     println!();
     for set in &sets.sets {
         println!("- {}: {}", set.name, set.shape);
     }
-    // The curve: "no match" when the top hit's strength is below t.
-    let mut thresholds: Vec<f32> = (2..=16).map(|s| s as f32 * 0.025).collect();
-    if !thresholds.iter().any(|t| (t - STRONG_MATCH).abs() < 1e-3) {
-        thresholds.push(STRONG_MATCH);
-        thresholds.sort_by(f32::total_cmp);
-    }
-    println!("\nfalse no_match / no_match detected, by strength threshold:\n");
-    print!("| threshold |");
-    for (name, _, _) in &curves {
-        print!(" {name} |");
-    }
-    println!();
-    println!("|---|{}", "---|".repeat(curves.len()));
-    for t in thresholds {
-        let mark = if (t - STRONG_MATCH).abs() < 1e-3 {
-            " (shipped)"
-        } else {
-            ""
-        };
-        print!("| {t:.3}{mark} |");
-        let below = |xs: &[Option<f32>]| {
-            pct(
-                xs.iter().filter(|x| x.is_none_or(|s| s < t)).count(),
-                xs.len(),
-            )
-        };
-        for (_, present, absent) in &curves {
-            print!(" {:.1} / {:.1} |", below(present), below(absent));
-        }
-        println!();
-    }
+    curves::strength_curve(&curves);
 }

@@ -1,0 +1,180 @@
+//! A `/rerank` endpoint on loopback that answers as Cohere's and Jina's do
+//! (`{"results": [{"index", "relevance_score"}], "meta": {"billed_units"}}`,
+//! best first, `top_n` honoured, HTTP 400 for what they refuse) and scores
+//! with a real model: all-MiniLM-L6-v2's cosine between the query and each
+//! document, floored at 0. For measuring `HttpReranker` through
+//! `tool_info` (`bench/rerank.sh`): the protocol, the latency and the
+//! tokens a search sends are the real endpoint's; the quality is that of
+//! this small model used as a reranker, not of a cross-encoder.
+//!
+//! Usage: `rerank_standin MODEL_DIR PORT_FILE`: writes its port to
+//! PORT_FILE, serves until killed. `GET /stats` answers the requests
+//! served and the o200k tokens of their queries and documents.
+
+use std::convert::Infallible;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::{Method, Request, Response, StatusCode};
+use optimclaw::embed::{Embedder, EmbeddingCache, MiniLm};
+use optimclaw::tokens::Encoding;
+use serde_json::{Value, json};
+
+struct StandIn {
+    model: MiniLm,
+    cache: EmbeddingCache,
+    requests: AtomicU64,
+    tokens: AtomicU64,
+}
+
+/// What Cohere and Jina answer 400 for: a missing model or query, not 1 to
+/// 1,000 string documents, `top_n` over their number.
+fn refusal(body: &Value) -> Option<&'static str> {
+    if body["model"].as_str().is_none_or(str::is_empty) {
+        return Some("model is required");
+    }
+    if body["query"].as_str().is_none_or(str::is_empty) {
+        return Some("query is required");
+    }
+    let Some(docs) = body["documents"].as_array() else {
+        return Some("documents is required");
+    };
+    if docs.is_empty() || docs.len() > 1_000 || !docs.iter().all(Value::is_string) {
+        return Some("documents must hold 1 to 1000 strings");
+    }
+    if body["top_n"]
+        .as_u64()
+        .is_some_and(|n| n == 0 || n as usize > docs.len())
+    {
+        return Some("top_n must be from 1 to the number of documents");
+    }
+    None
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    dot / (norm(a) * norm(b))
+}
+
+impl StandIn {
+    fn rerank(&self, body: &Value) -> Result<Value, String> {
+        if let Some(why) = refusal(body) {
+            return Err(why.to_owned());
+        }
+        let query = body["query"].as_str().unwrap_or_default();
+        let docs: Vec<&str> = body["documents"]
+            .as_array()
+            .map(|d| d.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let spent = Encoding::O200kBase.count(query)
+            + docs
+                .iter()
+                .map(|d| Encoding::O200kBase.count(d))
+                .sum::<usize>();
+        self.tokens.fetch_add(spent as u64, Ordering::Relaxed);
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let q = self
+            .model
+            .embed(&[query])
+            .map_err(|e| e.to_string())?
+            .pop()
+            .ok_or("no query vector")?;
+        let (vectors, _) = self
+            .cache
+            .embed_all(&self.model, &docs)
+            .map_err(|e| e.to_string())?;
+        let mut results: Vec<(usize, f32)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i, cosine(&q, v).max(0.0)))
+            .collect();
+        results.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        if let Some(n) = body["top_n"].as_u64() {
+            results.truncate(n as usize);
+        }
+        Ok(json!({
+            "id": format!("standin-{}", self.requests.load(Ordering::Relaxed)),
+            "results": results
+                .iter()
+                .map(|(i, s)| json!({"index": i, "relevance_score": s}))
+                .collect::<Vec<_>>(),
+            "meta": {"billed_units": {"search_units": 1}},
+        }))
+    }
+
+    async fn handle(&self, req: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
+        let reply = |status: StatusCode, body: Value| {
+            let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
+            *response.status_mut() = status;
+            response
+        };
+        match (req.method().clone(), req.uri().path()) {
+            (Method::GET, "/stats") => reply(
+                StatusCode::OK,
+                json!({
+                    "requests": self.requests.load(Ordering::Relaxed),
+                    "tokens": self.tokens.load(Ordering::Relaxed),
+                }),
+            ),
+            (Method::POST, path) if path.ends_with("/rerank") => {
+                let Ok(bytes) = req.into_body().collect().await.map(|b| b.to_bytes()) else {
+                    return reply(
+                        StatusCode::BAD_REQUEST,
+                        json!({"message": "unreadable body"}),
+                    );
+                };
+                let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
+                    return reply(StatusCode::BAD_REQUEST, json!({"message": "invalid JSON"}));
+                };
+                match self.rerank(&body) {
+                    Ok(answer) => reply(StatusCode::OK, answer),
+                    Err(why) => reply(StatusCode::BAD_REQUEST, json!({"message": why})),
+                }
+            }
+            _ => reply(StatusCode::NOT_FOUND, json!({"message": "no such route"})),
+        }
+    }
+}
+
+#[tokio::main]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (model_dir, port_file) = (
+        args.next()
+            .expect("usage: rerank_standin MODEL_DIR PORT_FILE"),
+        args.next()
+            .expect("usage: rerank_standin MODEL_DIR PORT_FILE"),
+    );
+    let standin = Arc::new(StandIn {
+        model: MiniLm::from_dir(&model_dir).expect("the model folder loads"),
+        cache: EmbeddingCache::new(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/embed-cache"),
+        ),
+        requests: AtomicU64::new(0),
+        tokens: AtomicU64::new(0),
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a loopback port");
+    let port = listener.local_addr().expect("bound").port();
+    std::fs::write(&port_file, port.to_string()).expect("the port file is written");
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let standin = Arc::clone(&standin);
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let standin = Arc::clone(&standin);
+                async move { Ok::<_, Infallible>(standin.handle(req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
