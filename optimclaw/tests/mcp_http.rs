@@ -9,6 +9,8 @@
 //! Raw JSON-RPC over HTTP, as any client sends it.
 #![cfg(feature = "mcp")]
 
+mod common;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -689,34 +691,6 @@ async fn list_changed_is_announced_only_where_lists_change() {
     );
 }
 
-/// A lazy registry: `echo` core, `weather_forecast` deferred.
-fn lazy_registry() -> Registry {
-    let echo = DynamicTool::new(
-        "echo",
-        "Echo a text back.",
-        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}),
-    )
-    .kind(ToolKind::Core)
-    .handler(|_ctx, args: Value| async move { Ok(args["text"].clone()) });
-    let forecast = DynamicTool::new(
-        "weather_forecast",
-        "Forecast the weather of a city for the coming days.",
-        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}),
-    )
-    .keywords(["weather", "forecast", "rain"])
-    .handler(|_ctx, args: Value| async move { Ok(json!(format!("sunny in {}", args["city"]))) });
-    let tool_info = optimclaw::linked_tools()
-        .find(|d| d.name == "tool_info")
-        .expect("tool_info is linked");
-    Registry::builder()
-        .without_linked()
-        .descriptor(tool_info)
-        .lazy(LazyConfig::lazy())
-        .tools([echo, forecast])
-        .build()
-        .unwrap()
-}
-
 fn listed(reply: &Value) -> Vec<String> {
     let mut names: Vec<String> = reply["result"]["tools"]
         .as_array()
@@ -730,7 +704,8 @@ fn listed(reply: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_session_keeps_its_own_loaded_tools_across_requests() {
-    let server = McpServer::new(lazy_registry(), ToolContext::new()).per_connection_lists();
+    let server =
+        McpServer::new(common::weather_registry(), ToolContext::new()).per_connection_lists();
     let served = serve(server, HttpLimits::default()).await;
     let http = client();
     let (a, b) = (
@@ -784,7 +759,8 @@ async fn listen(http: &reqwest::Client, url: &str, id: &str) -> reqwest::Respons
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sessions_get_stream_hears_registry_changes_and_ends_with_it() {
-    let server = McpServer::new(lazy_registry(), ToolContext::new()).announce_list_changes();
+    let server =
+        McpServer::new(common::weather_registry(), ToolContext::new()).announce_list_changes();
     let served = serve(server.clone(), HttpLimits::default()).await;
     let http = client();
     let id = open(&http, &served.url).await.unwrap();
@@ -793,7 +769,7 @@ async fn a_sessions_get_stream_hears_registry_changes_and_ends_with_it() {
     assert_eq!(stream.headers()["content-type"], "text/event-stream");
     // Opened: the first keep-alive comment arrives at once.
     assert!(heard(&mut stream, ": keep-alive").await);
-    server.set_registry(lazy_registry()).await;
+    server.set_registry(common::weather_registry()).await;
     assert!(
         heard(&mut stream, "notifications/tools/list_changed").await,
         "the change was told on the session's stream"

@@ -18,18 +18,11 @@ import mcp.types as types
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from checks import check, passed
 from loopback import free_port, wait_port
 
 BINARY = sys.argv[1]
 TOKEN = secrets.token_hex(16)
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if not cond:
-        raise AssertionError(what)
-    passed += 1
 
 
 def names_of(listed):
@@ -111,7 +104,7 @@ async def main():
                                 content=b'{"jsonrpc": "2.0", "id": 9, "method": "tools/list"}')
         check(gone.status_code == 404, f"after DELETE: {gone.status_code} {gone.text}")
         print("requests of the first session:", [(m, c) for m, c, _ in mine])
-        print(f"{passed} passed, 0 failed")
+        print(f"{passed()} passed, 0 failed")
     finally:
         server.kill()
 

@@ -22,20 +22,13 @@ import mcp.types as types
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from checks import check, passed
 from loopback import free_port, wait_port
 
 BINARY = sys.argv[1]
 NGINX = sys.argv[2] if len(sys.argv) > 2 else (shutil.which("nginx") or "/usr/sbin/nginx")
 TOKEN = secrets.token_hex(16)
 NAME = "mcp.example.test"
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if not cond:
-        raise AssertionError(what)
-    passed += 1
 
 
 def nginx_config(prefix, port, upstreams):
@@ -136,7 +129,7 @@ async def main():
             content=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}')
         check(stranger.status_code == 403, f"unknown host: {stranger.status_code}")
         check("--allowed-host other.example.test" in stranger.text, f"403 names the flag: {stranger.text}")
-        print(f"{passed} passed, 0 failed")
+        print(f"{passed()} passed, 0 failed")
     finally:
         nginx.terminate()
         nginx.wait()

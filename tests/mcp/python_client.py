@@ -18,17 +18,10 @@ import mcp.types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
+from checks import check, passed
 
 BINARY = sys.argv[1]
 FAULT_SERVER = sys.argv[2]
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if not cond:
-        raise AssertionError(what)
-    passed += 1
 
 
 def text_of(result):
@@ -244,7 +237,7 @@ async def main():
         await eager_mode(home)
         await imported_server(home)
         malformed_frames(home)
-    print(f"{passed} passed, 0 failed")
+    print(f"{passed()} passed, 0 failed")
 
 
 asyncio.run(main())

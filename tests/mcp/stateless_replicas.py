@@ -23,18 +23,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from checks import check, passed
 from loopback import free_port, wait_port
 
 BINARY = sys.argv[1]
 TOKEN = secrets.token_hex(16)
-passed = 0
-
-
-def check(cond, what):
-    global passed
-    if not cond:
-        raise AssertionError(what)
-    passed += 1
 
 
 def balancer(upstreams, hits):
@@ -90,7 +83,7 @@ async def main():
                     check(bad.is_error, "invalid arguments are an error result")
         check(hits[0] > 3 and hits[1] > 3, f"both replicas answered: {hits}")
         print(f"stateless replicas: requests per replica {hits}")
-        print(f"{passed} passed, 0 failed")
+        print(f"{passed()} passed, 0 failed")
     finally:
         server.should_exit = True
         await lb
