@@ -151,3 +151,52 @@ impl SemanticSearch {
         (hits, matched)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Never called: `fuse` takes the query's vector as given.
+    struct Unused;
+
+    impl Embedder for Unused {
+        fn id(&self) -> &str {
+            "unused"
+        }
+
+        fn embed(&self, _: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            Err(EmbedError::new("not called"))
+        }
+    }
+
+    fn search() -> SemanticSearch {
+        let index = SemanticIndex::from_vectors(
+            vec![0, 1, 2],
+            vec![vec![0.0, 1.0], vec![1.0, 0.0], vec![0.7, 0.7]],
+        )
+        .unwrap();
+        SemanticSearch {
+            config: SemanticConfig::new(Arc::new(Unused)),
+            index,
+        }
+    }
+
+    #[test]
+    fn the_match_is_judged_on_each_rankings_best_not_on_the_fused_first() {
+        let all = |_: usize| true;
+        // Tool 0 is the keyword ranking's strong best; the vectors put
+        // tool 1 first after fusion.
+        let lexical = [(0, 10.0, 0.5), (1, 6.0, 0.01)];
+        let (hits, matched) = search().fuse(&lexical, &[1.0, 0.0], 3, &all);
+        assert_eq!(hits[0].tool, 1, "{hits:?}");
+        assert!(hits[0].strength < STRONG_KEYWORDS);
+        assert!(
+            matched,
+            "the keyword match holds whatever the fusion put first"
+        );
+        // Keywords weak, and in three tools no cosine stands out enough.
+        let weak = [(0, 10.0, 0.05), (1, 6.0, 0.01)];
+        let (_, matched) = search().fuse(&weak, &[1.0, 0.0], 3, &all);
+        assert!(!matched);
+    }
+}
