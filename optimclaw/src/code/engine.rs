@@ -125,6 +125,14 @@ pub(crate) fn run(code: &str, limits: &CodeLimits, host: Host) -> Report {
             in_flight: 0,
         };
         let result = lp.program(code, &logs);
+        // A run stopped with calls still pending (cancelled, out of time)
+        // leaves their promises' resolve and reject functions here, held
+        // from Rust by the call function's closure: a cycle the garbage
+        // collector cannot see. Dropped now, or the interpreter is torn
+        // down with live objects (QuickJS aborts on that in debug builds,
+        // and leaks them otherwise).
+        lp.waiting.borrow_mut().clear();
+        lp.queued.borrow_mut().clear();
         report.tool_calls = *lp.next_id.borrow();
         match result {
             Ok(value) => lp.json(value, &mut report.notes),
