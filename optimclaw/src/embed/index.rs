@@ -91,43 +91,6 @@ impl SemanticIndex {
         self.dim
     }
 
-    /// How `query`'s cosines with the tools `keep` accepts spread (see
-    /// [`CosineSpread`]). A query of the wrong length spreads nowhere.
-    pub fn spread(&self, query: &[f32], keep: Option<&dyn Fn(usize) -> bool>) -> CosineSpread {
-        if query.len() != self.dim || self.dim == 0 {
-            return CosineSpread::default();
-        }
-        let mut q = query.to_vec();
-        normalize(&mut q);
-        // Welford's running mean and variance: one pass, no buffer.
-        let (mut n, mut mean, mut m2) = (0.0f64, 0.0f64, 0.0f64);
-        for (_, v) in self
-            .docs
-            .iter()
-            .zip(self.vectors.chunks_exact(self.dim))
-            .filter(|(doc, _)| keep.is_none_or(|keep| keep(**doc)))
-        {
-            let cos = f64::from(v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>());
-            n += 1.0;
-            let delta = cos - mean;
-            mean += delta / n;
-            m2 += delta * (cos - mean);
-        }
-        let count = n as usize;
-        if n < 2.0 {
-            return CosineSpread {
-                mean: mean as f32,
-                sd: 0.0,
-                count,
-            };
-        }
-        CosineSpread {
-            mean: mean as f32,
-            sd: (m2 / n).sqrt() as f32,
-            count,
-        }
-    }
-
     /// The `k` tools most similar to `query` (registry index, cosine), best
     /// first, among those `keep` accepts. A query of the wrong length finds
     /// nothing.
@@ -137,26 +100,60 @@ impl SemanticIndex {
         k: usize,
         keep: Option<&dyn Fn(usize) -> bool>,
     ) -> Vec<(usize, f32)> {
-        if query.len() != self.dim || self.dim == 0 || k == 0 {
+        if k == 0 {
+            return Vec::new();
+        }
+        top(self.cosines(query, keep), k)
+    }
+
+    /// How `query`'s cosines with the tools `keep` accepts spread (see
+    /// [`CosineSpread`]). A query of the wrong length spreads nowhere.
+    pub fn spread(&self, query: &[f32], keep: Option<&dyn Fn(usize) -> bool>) -> CosineSpread {
+        CosineSpread::of(&self.cosines(query, keep))
+    }
+
+    /// [`rank`](Self::rank) and [`spread`](Self::spread) from one pass
+    /// over the vectors (what a registry's search needs per query).
+    pub fn rank_and_spread(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: Option<&dyn Fn(usize) -> bool>,
+    ) -> (Vec<(usize, f32)>, CosineSpread) {
+        let all = self.cosines(query, keep);
+        let spread = CosineSpread::of(&all);
+        (top(all, k), spread)
+    }
+
+    /// `query`'s cosine with each tool `keep` accepts (registry index,
+    /// cosine), in index order; none for a query of the wrong length.
+    fn cosines(&self, query: &[f32], keep: Option<&dyn Fn(usize) -> bool>) -> Vec<(usize, f32)> {
+        if query.len() != self.dim || self.dim == 0 {
             return Vec::new();
         }
         let mut q = query.to_vec();
         normalize(&mut q);
-        let mut scored: Vec<(usize, f32)> = self
-            .docs
+        self.docs
             .iter()
             .zip(self.vectors.chunks_exact(self.dim))
             .filter(|(doc, _)| keep.is_none_or(|keep| keep(**doc)))
             .map(|(&doc, v)| (doc, v.iter().zip(&q).map(|(a, b)| a * b).sum()))
-            .collect();
-        let cmp = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
-        if scored.len() > k {
-            scored.select_nth_unstable_by(k - 1, cmp);
-            scored.truncate(k);
-        }
-        scored.sort_unstable_by(cmp);
-        scored
+            .collect()
     }
+}
+
+/// The best `k` of `scored`, best first (ties by registry index).
+fn top(mut scored: Vec<(usize, f32)>, k: usize) -> Vec<(usize, f32)> {
+    if k == 0 {
+        return Vec::new();
+    }
+    let cmp = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+    if scored.len() > k {
+        scored.select_nth_unstable_by(k - 1, cmp);
+        scored.truncate(k);
+    }
+    scored.sort_unstable_by(cmp);
+    scored
 }
 
 /// How a query's cosines spread over a catalog: their mean and standard
@@ -180,6 +177,26 @@ pub struct CosineSpread {
 const SMALL_CATALOG_SHARE: f32 = 0.9;
 
 impl CosineSpread {
+    /// The spread of `cosines` (registry index, cosine).
+    fn of(cosines: &[(usize, f32)]) -> Self {
+        let count = cosines.len();
+        if count == 0 {
+            return CosineSpread::default();
+        }
+        let n = count as f64;
+        let mean = cosines.iter().map(|c| f64::from(c.1)).sum::<f64>() / n;
+        let var = cosines
+            .iter()
+            .map(|c| (f64::from(c.1) - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        CosineSpread {
+            mean: mean as f32,
+            sd: if count < 2 { 0.0 } else { var.sqrt() as f32 },
+            count,
+        }
+    }
+
     /// The standardized cosine that stands out, for a wanted `z`: `z`
     /// itself, or in a catalog too small for it 90 % of the most any
     /// cosine can stand out there (among `n` cosines none is more than

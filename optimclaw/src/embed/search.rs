@@ -127,8 +127,7 @@ impl SemanticSearch {
         k: usize,
         keep: &dyn Fn(usize) -> bool,
     ) -> (Vec<FusedHit>, bool) {
-        let dense = self.index.rank(query, POOL.max(k), Some(keep));
-        let spread = self.index.spread(query, Some(keep));
+        let (dense, spread) = self.index.rank_and_spread(query, POOL.max(k), Some(keep));
         let z = self.config.strong_spread;
         // As without vectors, the keyword ranking's best judges the
         // keywords; the vector ranking's best, the vectors.

@@ -135,8 +135,8 @@ impl Front {
             return self.full(asked.id);
         }
         let connection = self.server.for_new_connection();
-        let mut response = CONNECTION
-            .scope(connection.clone(), self.service.handle(request))
+        let mut response = self
+            .run(request, key, asked, Some(connection.clone()))
             .await;
         if response.status() == StatusCode::OK {
             let id = self.sessions.open(key, connection);
@@ -240,11 +240,8 @@ impl Front {
 
     /// `DELETE` on a session: it ends at once.
     fn end(&self, key: usize, id: &str) -> Response<Body> {
-        match self.sessions.get(id, key, false) {
-            Lookup::Found(_) => {
-                self.sessions.close(id);
-                plain(StatusCode::OK, String::new())
-            }
+        match self.sessions.end(id, key) {
+            Lookup::Found(_) => plain(StatusCode::OK, String::new()),
             Lookup::Unknown => no_session(),
             Lookup::Foreign => foreign_session(),
         }

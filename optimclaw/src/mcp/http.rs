@@ -97,18 +97,13 @@ impl McpServer {
             trimmer: Trimmer::default(),
             shutdown: shutdown.clone(),
         });
-        // Idle sessions end, and closed stdio-style peers are dropped,
-        // every few seconds.
-        let (pruner, pruned_front, stop_pruning) =
-            (self.clone(), Arc::clone(&front), shutdown.clone());
+        // Idle sessions end every few seconds.
+        let (pruned_front, stop_pruning) = (Arc::clone(&front), shutdown.clone());
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(Duration::from_secs(5));
             loop {
                 tokio::select! {
-                    _ = tick.tick() => {
-                        pruner.prune_closed_peers();
-                        pruned_front.prune().await;
-                    }
+                    _ = tick.tick() => pruned_front.prune().await,
                     () = stop_pruning.cancelled() => return,
                 }
             }

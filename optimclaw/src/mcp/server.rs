@@ -33,9 +33,9 @@ struct Shared {
     name: String,
     /// Connected clients, told when the registry changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
-    /// The registry generation, watched by HTTP sessions' `GET` streams
-    /// (which tell their clients when it changes).
-    changes: tokio::sync::watch::Sender<u64>,
+    /// Told each time the registry changes; watched by HTTP sessions'
+    /// `GET` streams, which tell their clients.
+    changes: tokio::sync::watch::Sender<()>,
     /// Tool calls running now, over every connection.
     calls: Arc<tokio::sync::Semaphore>,
     max_calls: usize,
@@ -113,7 +113,7 @@ impl McpServer {
                 ctx,
                 name: "optimclaw".to_owned(),
                 peers: Mutex::new(Vec::new()),
-                changes: tokio::sync::watch::Sender::new(0),
+                changes: tokio::sync::watch::Sender::new(()),
                 calls: Arc::new(tokio::sync::Semaphore::new(DEFAULT_MAX_CALLS)),
                 max_calls: DEFAULT_MAX_CALLS,
                 per_connection: false,
@@ -217,8 +217,8 @@ impl McpServer {
             .registry
             .write()
             .unwrap_or_else(PoisonError::into_inner) = registry;
-        let generation = self.shared.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        self.shared.changes.send_replace(generation);
+        self.shared.generation.fetch_add(1, Ordering::SeqCst);
+        self.shared.changes.send_replace(());
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self
                 .shared
@@ -233,8 +233,8 @@ impl McpServer {
         }
     }
 
-    /// Registry generations as they change ([`set_registry`](Self::set_registry)).
-    pub(super) fn registry_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+    /// Marked changed each time [`set_registry`](Self::set_registry) runs.
+    pub(super) fn registry_changes(&self) -> tokio::sync::watch::Receiver<()> {
         self.shared.changes.subscribe()
     }
 
@@ -247,18 +247,6 @@ impl McpServer {
     /// Marks the server as served over stateless HTTP (no `listChanged`).
     pub(super) fn mark_stateless(&self) {
         self.shared.stateless.store(true, Ordering::SeqCst);
-    }
-
-    /// Forgets the peers of connections that have closed (each holds its
-    /// connection's channels until then). Run on every new connection and,
-    /// by the HTTP server, every few seconds, so ended sessions free their
-    /// memory even when no new client arrives.
-    pub(crate) fn prune_closed_peers(&self) {
-        self.shared
-            .peers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .retain(|p| !p.is_transport_closed());
     }
 
     /// The connection's session (brought up to date with the registry).

@@ -125,12 +125,6 @@ impl Sessions {
     /// `key` opened a session served by `server`; its new id.
     pub(super) fn open(&self, key: usize, server: McpServer) -> String {
         let id = uuid::Uuid::new_v4().simple().to_string();
-        self.insert(&id, key, server);
-        id
-    }
-
-    fn insert(&self, id: &str, key: usize, server: McpServer) {
-        let mut state = self.state();
         let entry = Entry {
             server,
             key,
@@ -139,14 +133,14 @@ impl Sessions {
             streams: 0,
             ended: None,
         };
-        if let Some(old) = state.table.insert(id.into(), entry) {
-            // An id seen again (a v4 uuid should not be): count it once.
-            dec(&mut state.per_key, old.key);
-            old.end();
-        }
+        let mut state = self.state();
+        // An id seen again (a v4 uuid should not be): counted once.
+        state.remove(&id);
         if let Some(n) = state.per_key.get_mut(key) {
             *n += 1;
         }
+        state.table.insert(id.as_str().into(), entry);
+        id
     }
 
     /// The session `id` as `key` sees it; a request on it (`used` unless
@@ -154,18 +148,31 @@ impl Sessions {
     pub(super) fn get(&self, id: &str, key: usize, used: bool) -> Lookup {
         let now = Instant::now();
         let mut state = self.state();
-        match state.table.get_mut(id) {
+        let Some(entry) = state.table.get_mut(id) else {
+            return Lookup::Unknown;
+        };
+        if entry.key != key {
+            return Lookup::Foreign;
+        }
+        if entry.streams == 0 && now.duration_since(entry.last) > self.idle {
+            state.remove(id);
+            return Lookup::Unknown;
+        }
+        entry.last = now;
+        entry.used |= used;
+        Lookup::Found(entry.server.clone())
+    }
+
+    /// Ends session `id` of `key` (`DELETE`): found and removed at once.
+    pub(super) fn end(&self, id: &str, key: usize) -> Lookup {
+        let mut state = self.state();
+        match state.table.get(id) {
             None => Lookup::Unknown,
             Some(entry) if entry.key != key => Lookup::Foreign,
-            Some(entry) if entry.streams == 0 && now.duration_since(entry.last) > self.idle => {
-                drop(state);
-                self.close(id);
-                Lookup::Unknown
-            }
             Some(entry) => {
-                entry.last = now;
-                entry.used |= used;
-                Lookup::Found(entry.server.clone())
+                let server = entry.server.clone();
+                state.remove(id);
+                Lookup::Found(server)
             }
         }
     }
@@ -190,14 +197,9 @@ impl Sessions {
     }
 
     /// Ends session `id`; whether it was live.
-    pub(super) fn close(&self, id: &str) -> bool {
-        let mut state = self.state();
-        let Some(entry) = state.table.remove(id) else {
-            return false;
-        };
-        dec(&mut state.per_key, entry.key);
-        entry.end();
-        true
+    #[cfg(test)]
+    fn close(&self, id: &str) -> bool {
+        self.state().remove(id)
     }
 
     /// Ends the sessions idle for longer than the idle time (a session
@@ -235,10 +237,17 @@ impl Sessions {
             .filter(|(_, e)| !e.used)
             .min_by_key(|(_, e)| e.last)
             .map(|(id, _)| id.clone());
-        let Some(entry) = oldest.and_then(|id| state.table.remove(&id)) else {
+        oldest.is_some_and(|id| state.remove(&id))
+    }
+}
+
+impl State {
+    /// Removes session `id`, ending its streams; whether it was live.
+    fn remove(&mut self, id: &str) -> bool {
+        let Some(entry) = self.table.remove(id) else {
             return false;
         };
-        dec(&mut state.per_key, entry.key);
+        dec(&mut self.per_key, entry.key);
         entry.end();
         true
     }

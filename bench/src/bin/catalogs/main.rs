@@ -195,7 +195,13 @@ fn index_of(_: &Vectors, _: &Registry) -> Index {
 }
 
 #[cfg(feature = "minilm")]
-fn view(vectors: &Vectors, index: &Index, registry: &Registry, query: &str) -> VectorView {
+fn view(
+    vectors: &Vectors,
+    index: &Index,
+    registry: &Registry,
+    query: &str,
+    answer: &Answer,
+) -> VectorView {
     let (Some(v), Some(index)) = (vectors, index) else {
         return VectorView::default();
     };
@@ -207,12 +213,9 @@ fn view(vectors: &Vectors, index: &Index, registry: &Registry, query: &str) -> V
         .take(5)
         .map(|h| tools[h.0].name().to_owned())
         .collect();
-    // What the query could match at best in this catalog, each way.
-    let strength = registry
-        .search_index()
-        .search(query, 1)
-        .first()
-        .map_or(0.0, |h| h.strength);
+    // What the query could match at best in this catalog, each way: the
+    // keyword ranking's best strength (the answer's), the vectors' best.
+    let strength = answer.strength().unwrap_or(0.0);
     // In standard deviations, relative to the most that counts in this
     // catalog for the shipped setting: `z` stands out when it reaches the
     // threshold `spread.threshold(z)`, scaled here to the requested z.
@@ -225,7 +228,7 @@ fn view(vectors: &Vectors, index: &Index, registry: &Registry, query: &str) -> V
 }
 
 #[cfg(not(feature = "minilm"))]
-fn view(_: &Vectors, _: &Index, _: &Registry, _: &str) -> VectorView {
+fn view(_: &Vectors, _: &Index, _: &Registry, _: &str, _: &Answer) -> VectorView {
     VectorView::default()
 }
 
@@ -373,7 +376,7 @@ fn main() {
         for q in &queries {
             let a = ask(&whole, &q.query);
             micros.push(a.micros);
-            let v = view(&vectors, &whole_index, &whole, &q.query);
+            let v = view(&vectors, &whole_index, &whole, &q.query, &a);
             vhit1 += usize::from(v.names.first().is_some_and(|n| q.relevant.contains(n)));
             vhit5 += usize::from(v.names.iter().any(|n| q.relevant.contains(n)));
             vpresent.push(v.top);
@@ -398,7 +401,7 @@ fn main() {
             let a = ask(&whole, &q.query);
             detected += usize::from(a.no_match);
             absent_tops.push(a.strength());
-            vabsent.push(view(&vectors, &whole_index, &whole, &q.query).top);
+            vabsent.push(view(&vectors, &whole_index, &whole, &q.query, &a).top);
             record(&mut signals_out, &set.name, "none", q, &whole, &a);
         }
         let mut none_count = none.len();
@@ -410,7 +413,7 @@ fn main() {
                 detected += usize::from(a.no_match);
                 absent_tops.push(a.strength());
                 let reduced_index = index_of(&vectors, &reduced);
-                vabsent.push(view(&vectors, &reduced_index, &reduced, &q.query).top);
+                vabsent.push(view(&vectors, &reduced_index, &reduced, &q.query, &a).top);
                 none_count += 1;
                 record(&mut signals_out, &set.name, "absent", &q, &reduced, &a);
             }

@@ -74,8 +74,7 @@ impl Vectors {
             .embed_all(self.model.as_ref(), &[query])
             .expect("the query embeds");
         let vector = vectors.pop().expect("one vector");
-        let ranked = index.rank(&vector, index.len(), None);
-        let spread = index.spread(&vector, None);
+        let (ranked, spread) = index.rank_and_spread(&vector, index.len(), None);
         Scored { ranked, spread }
     }
 }
