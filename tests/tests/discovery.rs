@@ -156,6 +156,31 @@ fn small_catalogs_judge_matches_like_large_ones() {
 }
 
 #[test]
+fn the_word_as_written_outranks_another_form_of_it() {
+    // "times" and "time" are one stem. The clock says "time" more often,
+    // but only the calculator has the word the query used.
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools([
+            tool("clock", "Show the time of day; time zones by name."),
+            tool("calculator", "Work out sums such as 6 times 7."),
+        ])
+        .build()
+        .unwrap();
+    let index = registry.search_index();
+    let first = |query: &str| {
+        registry.tools()[index.search(query, 2)[0].tool]
+            .name()
+            .to_owned()
+    };
+    assert_eq!(first("What is 6 times 7?"), "calculator");
+    assert_eq!(first("What time is it?"), "clock");
+    // A form no tool writes prefers nobody: the clock's two "time"s win.
+    assert_eq!(first("timed"), "clock");
+}
+
+#[test]
 fn nothing_shared_at_all_names_the_nearest_tools() {
     let registry = registry();
     let a = answer(&registry, "quantum chromodynamics");

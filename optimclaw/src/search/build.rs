@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::fields::visit_texts;
+use super::forms::FormsBuilder;
 use super::text::{deletes, is_term, split_words, stemmer};
 use super::{B, FIELDS, K1, SearchIndex, Weights};
 use crate::tool::Tool;
@@ -23,13 +24,14 @@ impl SearchIndex {
         ];
         let mut index = SearchIndex::default();
         // Each distinct word is analysed once (stemming is the costly part
-        // of indexing): word -> term id, or None for stop words.
-        let mut word_terms: HashMap<String, Option<u32>> = HashMap::default();
-        // Per document: (term, field) occurrences, and field lengths.
-        let mut occurrences: Vec<Vec<(u32, u8)>> = Vec::new();
+        // of indexing): word -> (term id, word id), or None for stop words.
+        let mut word_terms: HashMap<String, Option<(u32, u32)>> = HashMap::default();
+        // Per document: (term, field, word) occurrences, and field lengths.
+        let mut occurrences: Vec<Vec<(u32, u8, u32)>> = Vec::new();
         let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
+        let mut forms = FormsBuilder::default();
         for (tool_index, tool) in tools {
-            let mut occ: Vec<(u32, u8)> = Vec::new();
+            let mut occ: Vec<(u32, u8, u32)> = Vec::new();
             let mut len = [0u32; FIELDS];
             visit_texts(tool, &mut |f, text| {
                 split_words(text, |word| {
@@ -40,23 +42,24 @@ impl SearchIndex {
                             let t = keep.then(|| {
                                 let stem = stemmer().stem(word).into_owned();
                                 let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
-                                *index.vocab.entry(stem).or_insert(next)
+                                let term = *index.vocab.entry(stem).or_insert(next);
+                                (term, forms.word(word, term))
                             });
                             word_terms.insert(word.to_owned(), t);
                             t
                         }
                     };
-                    if let Some(t) = term {
+                    if let Some((t, w)) = term {
                         len[f] += 1;
-                        occ.push((t, u8::try_from(f).unwrap_or(0)));
+                        occ.push((t, u8::try_from(f).unwrap_or(0), w));
                     }
                 });
             });
             occ.sort_unstable();
             let mut names: Vec<u32> = occ
                 .iter()
-                .filter(|(_, f)| *f == 0)
-                .map(|(t, _)| *t)
+                .filter(|(_, f, _)| *f == 0)
+                .map(|(t, _, _)| *t)
                 .collect();
             names.dedup();
             index.name_terms.push(names);
@@ -84,7 +87,7 @@ impl SearchIndex {
             for run in occ.chunk_by(|a, b| a.0 == b.0) {
                 let v: f32 = run
                     .iter()
-                    .map(|(_, f)| w[*f as usize] / norm[*f as usize])
+                    .map(|(_, f, _)| w[*f as usize] / norm[*f as usize])
                     .sum();
                 wtf[run[0].0 as usize].push((doc, v));
             }
@@ -138,6 +141,7 @@ impl SearchIndex {
         let mut sorted: Vec<u32> = (0..terms.len() as u32).collect();
         sorted.sort_unstable_by(|a, b| terms[*a as usize].cmp(&terms[*b as usize]));
         index.sorted = sorted;
+        index.forms = forms.finish(index.vocab.len(), &occurrences);
         index.terms = terms;
         index.idf = idfs;
         index

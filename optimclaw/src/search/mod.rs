@@ -9,7 +9,10 @@
 //!
 //! Files: `mod.rs` (the index and its queries: constraints, a hit's
 //! strength), `build.rs` (indexing a catalog), `text.rs` (words to terms),
-//! `fields.rs` (which texts of a tool go in which field).
+//! `terms.rs` (a query's terms), `fields.rs` (which texts of a tool go in
+//! which field), `near.rs` (typos and other forms of an unknown word),
+//! `forms.rs` (the query's own word preferred over another form of its
+//! stem), `strength.rs` (a hit's signals).
 
 // Fx hashing: the index hashes about a million short words at 10k tools,
 // and SipHash's DoS resistance buys nothing for tool text we load ourselves.
@@ -17,6 +20,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 mod build;
 mod fields;
+mod forms;
 mod near;
 mod strength;
 mod terms;
@@ -175,6 +179,8 @@ pub struct SearchIndex {
     best: Vec<f32>,
     /// The idf of a term no tool has (the rarest possible).
     max_idf: f32,
+    /// Which tools hold which written form of terms written several ways.
+    forms: forms::Forms,
 }
 
 impl SearchIndex {
@@ -258,7 +264,11 @@ impl SearchIndex {
                 && !excluded.iter().any(|&id| has(id, d))
         };
 
-        let QueryTerms { terms, shortened } = self.query_terms(query);
+        let QueryTerms {
+            terms,
+            shortened,
+            words,
+        } = self.query_terms(query);
         ranking.shortened = shortened;
         if terms.is_empty() {
             if narrowed {
@@ -284,6 +294,9 @@ impl SearchIndex {
         let mut scores = vec![0f32; self.docs.len()];
         let mut touched: Vec<u32> = Vec::new();
         let mut matched_terms: Vec<(u32, f32)> = Vec::new();
+        // Per matched term: the tools holding the query's own word of it,
+        // when the catalog writes it several ways (`forms.rs`).
+        let mut holding: Vec<Option<std::borrow::Cow<'_, [u32]>>> = Vec::new();
         // Per query term: its weight, and the (term id, factor) that stand
         // for it in the index (itself, or typo corrections).
         let mut query_terms: Vec<(f32, Vec<(u32, f32)>)> = Vec::new();
@@ -300,19 +313,30 @@ impl SearchIndex {
                 Some(&id) => self.idf[id as usize],
                 None => self.max_idf,
             };
+            for &(id, _) in &found {
+                holding.push(
+                    words
+                        .get(term)
+                        .and_then(|written| self.forms.holding(id, written)),
+                );
+            }
             matched_terms.extend(found.iter().copied());
             query_terms.push((weight, found));
         }
         let total_weight: f32 = query_terms.iter().map(|(w, _)| w).sum();
-        for &(id, factor) in &matched_terms {
+        for (&(id, factor), holding) in matched_terms.iter().zip(&holding) {
+            let mut form = forms::FormFactors::new(holding.as_deref());
             for &(d, s) in &self.postings[id as usize] {
+                // Walked for every posting, allowed or not: it advances in
+                // step with the (sorted) postings.
+                let form = form.of(d);
                 if scores[d as usize] == 0.0 {
                     if narrowed && !allowed(d) {
                         continue;
                     }
                     touched.push(d);
                 }
-                scores[d as usize] += s * factor;
+                scores[d as usize] += s * factor * form;
             }
         }
         // The terms of the query no tool within the constraints has.

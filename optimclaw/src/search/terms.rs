@@ -2,7 +2,7 @@
 //! request (a whole user message, a pasted document) only its most
 //! distinctive terms, so a query of any length is answered in bounded time.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::SearchIndex;
 use super::text::{is_term, split_words, stemmer};
@@ -25,6 +25,8 @@ pub(super) struct QueryTerms {
     pub(super) terms: Vec<String>,
     /// Some terms were left out ([`MAX_QUERY_TERMS`]).
     pub(super) shortened: bool,
+    /// The query's words (lower-case, as written) behind each term.
+    pub(super) words: HashMap<String, Vec<String>>,
 }
 
 impl SearchIndex {
@@ -34,7 +36,7 @@ impl SearchIndex {
     pub(super) fn query_terms(&self, query: &str) -> QueryTerms {
         let mut seen_words: HashSet<String> = HashSet::default();
         let mut terms: Vec<String> = Vec::new();
-        let mut seen_terms: HashSet<String> = HashSet::default();
+        let mut words: HashMap<String, Vec<String>> = HashMap::default();
         split_words(query, |w| {
             // Each distinct word is stemmed once: a pasted document repeats
             // its words many times.
@@ -43,8 +45,12 @@ impl SearchIndex {
             }
             seen_words.insert(w.to_owned());
             let stem = stemmer().stem(w).into_owned();
-            if seen_terms.insert(stem.clone()) {
-                terms.push(stem);
+            match words.get_mut(&stem) {
+                Some(forms) => forms.push(w.to_owned()),
+                None => {
+                    words.insert(stem.clone(), vec![w.to_owned()]);
+                    terms.push(stem);
+                }
             }
         });
         let shortened = terms.len() > MAX_QUERY_TERMS;
@@ -59,7 +65,11 @@ impl SearchIndex {
             terms.truncate(MAX_QUERY_TERMS);
         }
         terms.sort_unstable();
-        QueryTerms { terms, shortened }
+        QueryTerms {
+            terms,
+            shortened,
+            words,
+        }
     }
 
     /// The words of `query` (as given) whose every term is in `unreached`

@@ -242,6 +242,21 @@ async fn conversation(
         }
     }
     let bodies = bodies.lock().unwrap().clone();
+    if let Some(dir) = std::env::var_os("CACHE_DUMP") {
+        let name = format!(
+            "{}-{}-{}-{}-{}.json",
+            format.name(),
+            setup.label.replace([' ', ',', '+'], "_"),
+            tasks.len(),
+            registry.len(),
+            behaviour as u8
+        );
+        std::fs::write(
+            std::path::Path::new(&dir).join(name),
+            serde_json::to_string_pretty(&bodies).unwrap(),
+        )
+        .unwrap();
+    }
     Run {
         bodies,
         done,

@@ -291,10 +291,12 @@ fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &
         "set": set,
         "kind": kind,
         "id": q.id,
+        "query": q.query,
         "words": q.query.split_whitespace().count(),
         "no_match": answer.no_match,
         "hit1": answer.names.first().is_some_and(|n| q.relevant.contains(n)),
         "hits": hits.iter().map(|h| json!({
+            "tool": tools[h.tool].name(),
             "relevant": q.relevant.contains(&tools[h.tool].name().to_owned()),
             "strength": h.strength,
             "share": h.signals.share,
