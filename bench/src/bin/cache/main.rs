@@ -11,7 +11,9 @@
 //! automatic cache. A second table has a model that never calls
 //! `tool_info` do 12 tasks.
 //!
-//! Usage: `cargo run --release -p optimclaw-bench --bin cache`
+//! Usage: `cargo run --release -p optimclaw-bench --bin cache`.
+//! `CACHE_DEBUG=1` prints what preload attached; `CACHE_DUMP=DIR` writes
+//! each conversation's request bodies to DIR as JSON.
 
 mod price;
 mod standin;
