@@ -8,13 +8,15 @@
 //! loopback (`standin.rs`), for each wire format and strategy. Every
 //! request body is recorded and priced as the provider bills it
 //! (`price.rs`): Anthropic only for what the request marks, OpenAI by its
-//! automatic cache. A second table has a model that never calls
-//! `tool_info` do 12 tasks.
+//! automatic cache. Each conversation also gets a lower bound
+//! (`floor.rs`): what no lazy strategy can beat on it. A second table has
+//! a model that never calls `tool_info` do 12 tasks.
 //!
 //! Usage: `cargo run --release -p optimclaw-bench --bin cache`.
 //! `CACHE_DEBUG=1` prints what preload attached; `CACHE_DUMP=DIR` writes
 //! each conversation's request bodies to DIR as JSON.
 
+mod floor;
 mod price;
 mod standin;
 
@@ -349,11 +351,18 @@ async fn main() {
         for rounds in [1, 3] {
             for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
                 let mut eager_cost = None;
+                let (mut eager_bodies, mut preload_bodies) = (Vec::new(), Vec::new());
+                let tasks = script(rounds);
+                let n = tasks.len();
                 for setup in setups(format) {
-                    let tasks = script(rounds);
-                    let n = tasks.len();
-                    let run =
-                        conversation(format, &setup, &registry, tasks, Behaviour::Searches).await;
+                    let run = conversation(
+                        format,
+                        &setup,
+                        &registry,
+                        tasks.clone(),
+                        Behaviour::Searches,
+                    )
+                    .await;
                     let b = bill(format, &run.bodies);
                     let base = *eager_cost.get_or_insert(b.cost);
                     println!(
@@ -368,6 +377,28 @@ async fn main() {
                         b.cost,
                         b.cost / base,
                         run.done,
+                    );
+                    match setup.label {
+                        "eager" => eager_bodies = run.bodies,
+                        "bridge + preload" => preload_bodies = run.bodies,
+                        _ => {}
+                    }
+                }
+                // What no lazy strategy can beat on this conversation.
+                if let (Some(base), Some(bodies)) = (
+                    eager_cost,
+                    floor::bodies(format, &registry, &tasks, &eager_bodies, &preload_bodies),
+                ) {
+                    let b = bill(format, &bodies);
+                    println!(
+                        "| {label} | {n} | {} | lower bound: eager's requests, the lazy fixed part, each needed schema attached once | {} | 0 | {} | {} | {} | {:.0} | {:.2}× | — |",
+                        format.name(),
+                        b.requests,
+                        b.uncached,
+                        b.read,
+                        b.written,
+                        b.cost,
+                        b.cost / base,
                     );
                 }
             }
