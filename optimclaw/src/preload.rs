@@ -19,7 +19,7 @@ use crate::tool::{CALL_TOOL, TOOL_INFO};
 /// the rule that paid best in the worst of eight dev catalogs: a right
 /// attachment saves a `tool_info` round trip (about 1,300 input-token
 /// units under caching), a wrong one costs its schema for the rest of the
-/// conversation (about 300). BENCHMARKS.md §8b.
+/// conversation (about 300). BENCHMARKS.md §8.
 pub const PRELOAD_MARGIN: f32 = 1.1;
 
 /// How much a message may carry.
