@@ -16,7 +16,8 @@ fn registry() -> &'static Registry {
             {"name": "job_create", "description": "Create a background job with a prompt and a priority."},
             {"name": "github__list_PRs", "description": "List pull requests of a repository.", "inputSchema": {"type": "object", "properties": {"repo": {"type": "string", "description": "owner/name"}}}},
             {"name": "weatherForecast", "description": "Forecast the weather for a city."},
-            {"name": "secrets-set", "description": "Store a secret value under a name."}
+            {"name": "secrets-set", "description": "Store a secret value under a name."},
+            {"name": "date_times", "description": "The time between two date-times, timed several times over; secrets of timing.", "inputSchema": {"type": "object", "properties": {"times": {"type": "integer", "description": "How many times"}}}}
         ]}"#;
         let tools = parse_manifest(text, "fuzz", &ManifestOptions::default()).unwrap();
         Registry::builder().lazy(LazyConfig::lazy()).tools(tools).build().unwrap()
