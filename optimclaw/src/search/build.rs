@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::fields::visit_texts;
-use super::forms::FormsBuilder;
+use super::forms::Forms;
 use super::text::{deletes, is_term, split_words, stemmer};
 use super::{B, FIELDS, K1, SearchIndex, Weights};
 use crate::tool::Tool;
@@ -29,7 +29,6 @@ impl SearchIndex {
         // Per document: (term, field, word) occurrences, and field lengths.
         let mut occurrences: Vec<Vec<(u32, u8, u32)>> = Vec::new();
         let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
-        let mut forms = FormsBuilder::default();
         for (tool_index, tool) in tools {
             let mut occ: Vec<(u32, u8, u32)> = Vec::new();
             let mut len = [0u32; FIELDS];
@@ -43,7 +42,8 @@ impl SearchIndex {
                                 let stem = stemmer().stem(word).into_owned();
                                 let next = u32::try_from(index.vocab.len()).unwrap_or(u32::MAX);
                                 let term = *index.vocab.entry(stem).or_insert(next);
-                                (term, forms.word(word, term))
+                                let id = u32::try_from(word_terms.len()).unwrap_or(u32::MAX);
+                                (term, id)
                             });
                             word_terms.insert(word.to_owned(), t);
                             t
@@ -141,7 +141,7 @@ impl SearchIndex {
         let mut sorted: Vec<u32> = (0..terms.len() as u32).collect();
         sorted.sort_unstable_by(|a, b| terms[*a as usize].cmp(&terms[*b as usize]));
         index.sorted = sorted;
-        index.forms = forms.finish(index.vocab.len(), &occurrences);
+        index.forms = Forms::build(index.vocab.len(), &word_terms, &occurrences);
         index.terms = terms;
         index.idf = idfs;
         index

@@ -28,28 +28,20 @@ pub(super) struct Forms {
     by_word: HashMap<String, (u32, Vec<u32>)>,
 }
 
-/// The distinct words met while a catalog is indexed, with their terms.
-#[derive(Default)]
-pub(super) struct FormsBuilder {
-    /// Per word id: the word (lower-case, as written) and its term.
-    words: Vec<(String, u32)>,
-}
-
-impl FormsBuilder {
-    /// Registers a new distinct word analysed as `term`; returns its id.
-    pub(super) fn word(&mut self, word: &str, term: u32) -> u32 {
-        self.words.push((word.to_owned(), term));
-        u32::try_from(self.words.len() - 1).unwrap_or(u32::MAX)
-    }
-
-    /// The documents of the words of terms written more than one way, from
+impl Forms {
+    /// The lists of a catalog's terms written more than one way, from the
+    /// indexed words (each word's term and id, `None` for stop words) and
     /// each document's (term, field, word id) occurrences.
-    pub(super) fn finish(self, terms: usize, occurrences: &[Vec<(u32, u8, u32)>]) -> Forms {
+    pub(super) fn build(
+        terms: usize,
+        words: &HashMap<String, Option<(u32, u32)>>,
+        occurrences: &[Vec<(u32, u8, u32)>],
+    ) -> Forms {
         let mut ways = vec![0u32; terms];
-        for (_, term) in &self.words {
+        for (term, _) in words.values().flatten() {
             ways[*term as usize] += 1;
         }
-        let mut docs: Vec<Vec<u32>> = vec![Vec::new(); self.words.len()];
+        let mut docs: Vec<Vec<u32>> = vec![Vec::new(); words.len()];
         for (d, occ) in occurrences.iter().enumerate() {
             let doc = u32::try_from(d).unwrap_or(u32::MAX);
             for &(term, _, word) in occ {
@@ -61,18 +53,17 @@ impl FormsBuilder {
                 }
             }
         }
-        let by_word = self
-            .words
-            .into_iter()
-            .zip(docs)
-            .filter(|(_, list)| !list.is_empty())
-            .map(|((text, term), list)| (text, (term, list)))
+        let by_word = words
+            .iter()
+            .filter_map(|(text, t)| {
+                let (term, id) = (*t)?;
+                let list = std::mem::take(&mut docs[id as usize]);
+                (!list.is_empty()).then(|| (text.clone(), (term, list)))
+            })
             .collect();
         Forms { by_word }
     }
-}
 
-impl Forms {
     /// The documents that hold one of `words` (the query's words analysed
     /// as `term`), sorted; `None` when the catalog writes the term one way
     /// or holds none of those words (then no tool is preferred).
@@ -132,16 +123,23 @@ mod tests {
 
     #[test]
     fn only_terms_written_several_ways_are_kept() {
-        let mut b = FormsBuilder::default();
-        let times = b.word("times", 0);
-        let time = b.word("time", 0);
-        let encode = b.word("encode", 1);
+        // Word ids count stop words too ("the" took 2).
+        let (times, time, encode) = (0, 1, 3);
+        let words: HashMap<String, Option<(u32, u32)>> = [
+            ("times", Some((0, times))),
+            ("time", Some((0, time))),
+            ("the", None),
+            ("encode", Some((1, encode))),
+        ]
+        .into_iter()
+        .map(|(w, t)| (w.to_owned(), t))
+        .collect();
         let occurrences = vec![
             vec![(0, 2, times)],
             vec![(0, 0, time), (0, 2, time)],
             vec![(0, 2, time), (1, 2, encode)],
         ];
-        let forms = b.finish(2, &occurrences);
+        let forms = Forms::build(2, &words, &occurrences);
         let held = |term, words: &[&str]| {
             let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
             forms.holding(term, &words).map(|d| d.into_owned())

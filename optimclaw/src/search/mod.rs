@@ -301,25 +301,24 @@ impl SearchIndex {
         // for it in the index (itself, or typo corrections).
         let mut query_terms: Vec<(f32, Vec<(u32, f32)>)> = Vec::new();
         for term in &terms {
-            let found: Vec<(u32, f32)> = match self.vocab.get(term) {
-                Some(&id) => vec![(id, 1.0)],
-                None => self
-                    .corrections(term)
-                    .into_iter()
-                    .map(|id| (id, TYPO_FACTOR))
-                    .collect(),
+            let (found, weight): (Vec<(u32, f32)>, f32) = match self.vocab.get(term) {
+                Some(&id) => {
+                    let written = words.get(term).map_or(&[][..], Vec::as_slice);
+                    holding.push(self.forms.holding(id, written));
+                    (vec![(id, 1.0)], self.idf[id as usize])
+                }
+                None => {
+                    // A typo correction is another word: no form of it
+                    // was written.
+                    let corrected: Vec<(u32, f32)> = self
+                        .corrections(term)
+                        .into_iter()
+                        .map(|id| (id, TYPO_FACTOR))
+                        .collect();
+                    holding.extend(corrected.iter().map(|_| None));
+                    (corrected, self.max_idf)
+                }
             };
-            let weight = match self.vocab.get(term) {
-                Some(&id) => self.idf[id as usize],
-                None => self.max_idf,
-            };
-            for &(id, _) in &found {
-                holding.push(
-                    words
-                        .get(term)
-                        .and_then(|written| self.forms.holding(id, written)),
-                );
-            }
             matched_terms.extend(found.iter().copied());
             query_terms.push((weight, found));
         }

@@ -357,18 +357,14 @@ fn main() {
             }
             q
         };
-        let queries: Vec<Query> = set
-            .queries
-            .iter()
-            .flat_map(|p| read_queries(&resolve(&dev, p)))
-            .map(wrap)
-            .collect();
-        let none: Vec<Query> = set
-            .none
-            .iter()
-            .flat_map(|p| read_queries(&resolve(&dev, p)))
-            .map(wrap)
-            .collect();
+        let load = |paths: &[String]| -> Vec<Query> {
+            paths
+                .iter()
+                .flat_map(|p| read_queries(&resolve(&dev, p)))
+                .map(wrap)
+                .collect()
+        };
+        let (queries, none) = (load(&set.queries), load(&set.none));
         let (mut hit1, mut hit5, mut multi, mut recall5, mut false_nm) = (0, 0, 0, 0.0, 0);
         let (mut vhit1, mut vhit5) = (0, 0);
         let mut present = Vec::new();
