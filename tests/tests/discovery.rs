@@ -181,6 +181,26 @@ fn the_word_as_written_outranks_another_form_of_it() {
 }
 
 #[test]
+fn a_percent_sign_beside_a_number_asks_for_a_percentage() {
+    // "what's 17% of 2,340" has no word but the sign: read as "percent" it
+    // finds the calculator; a format string's `%d` is no percentage.
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools([
+            tool("calculator", "Arithmetic: sums, products, percent of a value."),
+            tool("formatter", "Format values with printf patterns such as %d."),
+        ])
+        .build()
+        .unwrap();
+    let a = answer(&registry, "what's 17% of 2,340");
+    assert!(!a.no_match, "{a:?}");
+    assert_eq!(names(&a)[0], "calculator");
+    let printf = answer(&registry, "what does %d print");
+    assert!(printf.tools.iter().all(|t| t.name != "calculator"), "{printf:?}");
+}
+
+#[test]
 fn nothing_shared_at_all_names_the_nearest_tools() {
     let registry = registry();
     let a = answer(&registry, "quantum chromodynamics");

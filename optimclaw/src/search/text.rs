@@ -1,7 +1,9 @@
 //! How text becomes search terms: words split at case changes, digits and
-//! punctuation, stop words (NLTK's English list, via `stop-words`) dropped,
-//! the rest stemmed (Snowball English, via `rust-stemmers`); and the
-//! deletion neighbourhood used for typo tolerance.
+//! punctuation, a percent or degree sign beside a number read as its word
+//! ("17%" holds `percent`), stop words (NLTK's English list, via
+//! `stop-words`) dropped, the rest stemmed (Snowball English, via
+//! `rust-stemmers`); and the deletion neighbourhood used for typo
+//! tolerance.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -24,8 +26,42 @@ pub(super) fn stemmer() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
+/// The word a sign stands for when it is written beside a number: "what's
+/// 17% of 2,340" asks for a percentage, and is otherwise only numbers. A
+/// sign elsewhere (`%d`, `%PATH%`) is punctuation. Currency signs are left
+/// out: beside a number they say how much, seldom what to do (on
+/// bfcl-dev, `$` read as "dollar" drew requests quoting prices to tools
+/// that mention dollars, hit@5 −1).
+fn sign_word(c: char) -> Option<&'static str> {
+    Some(match c {
+        '%' => "percent",
+        '°' => "degree",
+        _ => return None,
+    })
+}
+
+/// Whether the sign at `i` of `chars` stands beside a digit (one space
+/// between allowed: "20 %").
+fn beside_digit<T: Copy>(
+    chars: &[T],
+    i: usize,
+    is_digit: impl Fn(T) -> bool,
+    is_space: impl Fn(T) -> bool,
+) -> bool {
+    let before = |k: usize| i.checked_sub(k).and_then(|j| chars.get(j)).copied();
+    let after = |k: usize| chars.get(i + k).copied();
+    let near = |at: &dyn Fn(usize) -> Option<T>| match at(1) {
+        Some(c) if is_space(c) => at(2).is_some_and(&is_digit),
+        Some(c) => is_digit(c),
+        None => false,
+    };
+    near(&before) || near(&after)
+}
+
 /// Splits text into lowercase words at non-alphanumerics and at camelCase
-/// boundaries (`getHTTPResponse` → `get`, `http`, `response`).
+/// boundaries (`getHTTPResponse` → `get`, `http`, `response`); a percent
+/// or degree sign beside a number becomes its word (`17%` →
+/// `17`, `percent`).
 pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
     if text.is_ascii() {
         split_ascii(text.as_bytes(), &mut emit);
@@ -38,6 +74,11 @@ pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
             if !word.is_empty() {
                 emit(&word);
                 word.clear();
+            }
+            if let Some(sign) = sign_word(c)
+                && beside_digit(&chars, i, |c| c.is_ascii_digit(), char::is_whitespace)
+            {
+                emit(sign);
             }
             continue;
         }
@@ -67,6 +108,16 @@ fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
             if !word.is_empty() {
                 emit(&word);
                 word.clear();
+            }
+            if let Some(sign) = sign_word(char::from(b))
+                && beside_digit(
+                    bytes,
+                    i,
+                    |b| b.is_ascii_digit(),
+                    |b| b.is_ascii_whitespace(),
+                )
+            {
+                emit(sign);
             }
             continue;
         }
@@ -122,4 +173,39 @@ pub(super) fn deletes(word: &str) -> impl Iterator<Item = String> + '_ {
         s.push_str(&word[i + c.len_utf8()..]);
         s
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        split_words(text, |w| out.push(w.to_owned()));
+        out
+    }
+
+    #[test]
+    fn a_sign_beside_a_number_is_read_as_its_word() {
+        assert_eq!(
+            words("what's 17% of 2,340"),
+            ["what", "s", "17", "percent", "of", "2", "340"]
+        );
+        assert_eq!(words("20 % off"), ["20", "percent", "off"]);
+        assert_eq!(
+            words("a 10 % de propina"),
+            ["a", "10", "percent", "de", "propina"]
+        );
+        assert_eq!(
+            words("heat it to 180°C"),
+            ["heat", "it", "to", "180", "degree", "c"]
+        );
+    }
+
+    #[test]
+    fn a_sign_away_from_numbers_is_punctuation() {
+        assert_eq!(words("printf %d of %PATH%"), ["printf", "d", "of", "path"]);
+        assert_eq!(words("$50 costs €5"), ["50", "costs", "5"]);
+        assert_eq!(words("%"), Vec::<String>::new());
+    }
 }
