@@ -188,8 +188,14 @@ fn a_percent_sign_beside_a_number_asks_for_a_percentage() {
         .without_linked()
         .lazy(LazyConfig::lazy())
         .tools([
-            tool("calculator", "Arithmetic: sums, products, percent of a value."),
-            tool("formatter", "Format values with printf patterns such as %d."),
+            tool(
+                "calculator",
+                "Arithmetic: sums, products, percent of a value.",
+            ),
+            tool(
+                "formatter",
+                "Format values with printf patterns such as %d.",
+            ),
         ])
         .build()
         .unwrap();
@@ -197,7 +203,10 @@ fn a_percent_sign_beside_a_number_asks_for_a_percentage() {
     assert!(!a.no_match, "{a:?}");
     assert_eq!(names(&a)[0], "calculator");
     let printf = answer(&registry, "what does %d print");
-    assert!(printf.tools.iter().all(|t| t.name != "calculator"), "{printf:?}");
+    assert!(
+        printf.tools.iter().all(|t| t.name != "calculator"),
+        "{printf:?}"
+    );
 }
 
 #[test]
