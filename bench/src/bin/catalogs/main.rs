@@ -294,6 +294,7 @@ fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &
         "query": q.query,
         "words": q.query.split_whitespace().count(),
         "no_match": answer.no_match,
+        "answer": answer.names,
         "hit1": answer.names.first().is_some_and(|n| q.relevant.contains(n)),
         "hits": hits.iter().map(|h| json!({
             "tool": tools[h.tool].name(),
