@@ -455,32 +455,3 @@ impl SearchIndex {
         (matched / total).clamp(0.0, 1.0)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(text: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        split_words(text, |w| out.push(w.to_owned()));
-        out
-    }
-
-    #[test]
-    fn splits_names_of_every_style() {
-        assert_eq!(words("job_create"), ["job", "create"]);
-        assert_eq!(words("jobCreate"), ["job", "create"]);
-        assert_eq!(words("job-create"), ["job", "create"]);
-        assert_eq!(words("getHTTPResponse"), ["get", "http", "response"]);
-        assert_eq!(words("github__list_PRs"), ["github", "list", "prs"]);
-        assert_eq!(words("userIDs"), ["user", "ids"]);
-        assert_eq!(words("sha256 base64"), ["sha256", "base64"]);
-    }
-
-    #[test]
-    fn analysis_stems_and_drops_stop_words() {
-        let mut out = Vec::new();
-        analyze("Creating the jobs of 12 users", &mut out);
-        assert_eq!(out, ["creat", "job", "user"]);
-    }
-}

@@ -186,6 +186,24 @@ mod tests {
     }
 
     #[test]
+    fn splits_names_of_every_style() {
+        assert_eq!(words("job_create"), ["job", "create"]);
+        assert_eq!(words("jobCreate"), ["job", "create"]);
+        assert_eq!(words("job-create"), ["job", "create"]);
+        assert_eq!(words("getHTTPResponse"), ["get", "http", "response"]);
+        assert_eq!(words("github__list_PRs"), ["github", "list", "prs"]);
+        assert_eq!(words("userIDs"), ["user", "ids"]);
+        assert_eq!(words("sha256 base64"), ["sha256", "base64"]);
+    }
+
+    #[test]
+    fn analysis_stems_and_drops_stop_words() {
+        let mut out = Vec::new();
+        analyze("Creating the jobs of 12 users", &mut out);
+        assert_eq!(out, ["creat", "job", "user"]);
+    }
+
+    #[test]
     fn a_sign_beside_a_number_is_read_as_its_word() {
         assert_eq!(
             words("what's 17% of 2,340"),
