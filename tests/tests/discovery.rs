@@ -16,6 +16,20 @@ fn tool(name: &str, description: &str) -> DynamicTool {
     .handler(|_ctx, args: Value| async move { Ok(args) })
 }
 
+/// A lazy registry of just these (name, description) tools.
+fn small_catalog(tools: &[(&str, &str)]) -> Registry {
+    Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools(
+            tools
+                .iter()
+                .map(|(name, description)| tool(name, description)),
+        )
+        .build()
+        .unwrap()
+}
+
 fn registry() -> Registry {
     let tool_info = optimclaw::linked_tools()
         .find(|d| d.name == "tool_info")
@@ -159,15 +173,10 @@ fn small_catalogs_judge_matches_like_large_ones() {
 fn the_word_as_written_outranks_another_form_of_it() {
     // "times" and "time" are one stem. The clock says "time" more often,
     // but only the calculator has the word the query used.
-    let registry = Registry::builder()
-        .without_linked()
-        .lazy(LazyConfig::lazy())
-        .tools([
-            tool("clock", "Show the time of day; time zones by name."),
-            tool("calculator", "Work out sums such as 6 times 7."),
-        ])
-        .build()
-        .unwrap();
+    let registry = small_catalog(&[
+        ("clock", "Show the time of day; time zones by name."),
+        ("calculator", "Work out sums such as 6 times 7."),
+    ]);
     let index = registry.search_index();
     let first = |query: &str| {
         registry.tools()[index.search(query, 2)[0].tool]
@@ -184,21 +193,16 @@ fn the_word_as_written_outranks_another_form_of_it() {
 fn a_percent_sign_beside_a_number_asks_for_a_percentage() {
     // "what's 17% of 2,340" has no word but the sign: read as "percent" it
     // finds the calculator; a format string's `%d` is no percentage.
-    let registry = Registry::builder()
-        .without_linked()
-        .lazy(LazyConfig::lazy())
-        .tools([
-            tool(
-                "calculator",
-                "Arithmetic: sums, products, percent of a value.",
-            ),
-            tool(
-                "formatter",
-                "Format values with printf patterns such as %d.",
-            ),
-        ])
-        .build()
-        .unwrap();
+    let registry = small_catalog(&[
+        (
+            "calculator",
+            "Arithmetic: sums, products, percent of a value.",
+        ),
+        (
+            "formatter",
+            "Format values with printf patterns such as %d.",
+        ),
+    ]);
     let a = answer(&registry, "what's 17% of 2,340");
     assert!(!a.no_match, "{a:?}");
     assert_eq!(names(&a)[0], "calculator");

@@ -48,14 +48,14 @@ fn beside_digit<T: Copy>(
     is_digit: impl Fn(T) -> bool,
     is_space: impl Fn(T) -> bool,
 ) -> bool {
-    let before = |k: usize| i.checked_sub(k).and_then(|j| chars.get(j)).copied();
-    let after = |k: usize| chars.get(i + k).copied();
-    let near = |at: &dyn Fn(usize) -> Option<T>| match at(1) {
-        Some(c) if is_space(c) => at(2).is_some_and(&is_digit),
+    let at = |j: Option<usize>| j.and_then(|j| chars.get(j)).copied();
+    // The neighbour one step away, or two across a space.
+    let near = |one: Option<usize>, two: Option<usize>| match at(one) {
+        Some(c) if is_space(c) => at(two).is_some_and(&is_digit),
         Some(c) => is_digit(c),
         None => false,
     };
-    near(&before) || near(&after)
+    near(i.checked_sub(1), i.checked_sub(2)) || near(Some(i + 1), Some(i + 2))
 }
 
 /// Splits text into lowercase words at non-alphanumerics and at camelCase
