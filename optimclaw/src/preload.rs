@@ -99,18 +99,56 @@ impl Session {
         if tools.is_empty() {
             return None;
         }
+        // The first attachment of a session says what attachments are;
+        // later ones, read again by every later request, only how to call.
+        let first = attached.is_empty();
         self.attach(&tools);
-        let how = if code_mode {
-            "call them inside `run_code` as `await tools.NAME(args)`"
-        } else if lazy.strategy == LoadStrategy::Bridge {
-            "call one through `call_tool` with its name and arguments"
-        } else {
-            "call one by its name"
-        };
-        let text = format!(
-            "[Tools attached to this message because they match it ({how}); ignore them if they do not help:]\n{}",
-            lines.join("\n")
+        let header = header(
+            if code_mode {
+                Calls::Code
+            } else if lazy.strategy == LoadStrategy::Bridge {
+                Calls::Bridge
+            } else {
+                Calls::ByName
+            },
+            first,
         );
+        let text = format!("{header}\n{}", lines.join("\n"));
         Some(Preloaded { tools, text })
+    }
+}
+
+/// How the model calls an attached tool.
+#[derive(Clone, Copy)]
+enum Calls {
+    /// Inside `run_code` (code mode).
+    Code,
+    /// Through `call_tool` (the bridge).
+    Bridge,
+    /// By its own name (the `tools` array holds it).
+    ByName,
+}
+
+/// The line before attached schemas. The first of a session explains
+/// what they are (about 35 tokens); later ones keep to how to call them
+/// (about 15): every later request of the conversation reads each one
+/// again, and the explanation stays in the history above.
+fn header(calls: Calls, first: bool) -> String {
+    if first {
+        let how = match calls {
+            Calls::Code => "call them inside `run_code` as `await tools.NAME(args)`",
+            Calls::Bridge => "call one through `call_tool` with its name and arguments",
+            Calls::ByName => "call one by its name",
+        };
+        format!(
+            "[Tools attached to this message because they match it ({how}); ignore them if they do not help:]"
+        )
+    } else {
+        let how = match calls {
+            Calls::Code => "inside `run_code` as `await tools.NAME(args)`",
+            Calls::Bridge => "through `call_tool`",
+            Calls::ByName => "by name",
+        };
+        format!("[Tools attached for this message, called {how}:]")
     }
 }

@@ -264,6 +264,47 @@ async fn by_default_the_matching_tool_goes_after_the_users_words_not_into_the_to
     assert_eq!(agent.session().attached(), ["encode_base64"]);
 }
 
+/// The text attached after the user's words in a request's last message.
+fn attachment(body: &Value) -> String {
+    let user = body["messages"].as_array().unwrap().last().unwrap();
+    user["content"][1]["text"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn the_first_attachment_explains_itself_and_later_ones_only_say_how_to_call() {
+    let usage = json!({"prompt_tokens": 10, "completion_tokens": 1});
+    let end = endpoint(vec![
+        openai_text("Done.", usage.clone()),
+        openai_text("Done.", usage),
+    ]);
+    let mut agent = agent(&end, WireFormat::OpenAiChat, AgentOptions::default());
+    agent.send(ASK).await.unwrap();
+    agent
+        .send("What is the weather forecast for Paris?")
+        .await
+        .unwrap();
+    let (first, later) = (attachment(&end.seen()[0]), attachment(&end.seen()[1]));
+    assert!(first.contains("\"name\":\"encode_base64\""), "{first}");
+    assert!(later.contains("\"name\":\"city_weather\""), "{later}");
+    for text in [&first, &later] {
+        assert!(text.starts_with("[Tools attached"), "{text}");
+        assert!(text.contains("`call_tool`"), "says how to call: {text}");
+    }
+    assert!(
+        first.contains("ignore them if they do not help"),
+        "the first says what attachments are: {first}"
+    );
+    let header = |t: &str| t.lines().next().unwrap().len();
+    assert!(
+        header(&later) < header(&first) / 2,
+        "a later header is short, read again by every later request: {later}"
+    );
+    assert_eq!(
+        agent.session().attached(),
+        ["encode_base64", "city_weather"]
+    );
+}
+
 #[tokio::test]
 async fn anthropic_requests_mark_at_most_four_breakpoints_where_they_pay() {
     let end = endpoint(vec![

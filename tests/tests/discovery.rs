@@ -214,6 +214,32 @@ fn a_percent_sign_beside_a_number_asks_for_a_percentage() {
 }
 
 #[test]
+fn times_between_numbers_and_operator_signs_ask_for_arithmetic() {
+    // "6 times 7" shares only the stem `time` with a tool of dates and
+    // date-times; between two numbers it reads as `multiply` too, as do
+    // `×` and `*`, and `+` as `plus`.
+    let registry = small_catalog(&[
+        (
+            "calculator",
+            "Add (plus), subtract, multiply or divide numbers.",
+        ),
+        (
+            "date_span",
+            "The time between two dates or date-times, in days.",
+        ),
+        ("reminder", "Remind the user at set times of the day."),
+    ]);
+    for query in ["What is 6 times 7?", "6 × 7", "6*7", "what's 3+4"] {
+        let a = answer(&registry, query);
+        assert!(!a.no_match, "{query}: {a:?}");
+        assert_eq!(names(&a)[0], "calculator", "{query}: {a:?}");
+    }
+    // "times" beside one number only is no product.
+    let a = answer(&registry, "remind me 3 times a day");
+    assert_eq!(names(&a)[0], "reminder", "{a:?}");
+}
+
+#[test]
 fn nothing_shared_at_all_names_the_nearest_tools() {
     let registry = registry();
     let a = answer(&registry, "quantum chromodynamics");

@@ -1,6 +1,6 @@
 //! How text becomes search terms: words split at case changes, digits and
-//! punctuation, a percent or degree sign beside a number read as its word
-//! ("17%" holds `percent`), stop words (NLTK's English list, via
+//! punctuation, a sign beside a number read as its word ("17%" holds
+//! `percent`, "6 × 7" and "6 times 7" hold `multiply`), stop words (NLTK's English list, via
 //! `stop-words`) dropped, the rest stemmed (Snowball English, via
 //! `rust-stemmers`); and the deletion neighbourhood used for typo
 //! tolerance.
@@ -26,25 +26,40 @@ pub(super) fn stemmer() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
+/// Where a sign must stand to be read as a word.
+#[derive(Clone, Copy)]
+enum Beside {
+    /// Beside a number on either side: `17%`, `180°C`.
+    One,
+    /// Between two numbers: `6 * 7`, `3+4`.
+    Both,
+}
+
 /// The word a sign stands for when it is written beside a number: "what's
-/// 17% of 2,340" asks for a percentage, and is otherwise only numbers. A
-/// sign elsewhere (`%d`, `%PATH%`) is punctuation. Currency signs are left
-/// out: beside a number they say how much, seldom what to do (on
-/// bfcl-dev, `$` read as "dollar" drew requests quoting prices to tools
-/// that mention dollars, hit@5 −1).
-fn sign_word(c: char) -> Option<&'static str> {
+/// 17% of 2,340" asks for a percentage, "6 × 7" a product, and are
+/// otherwise only numbers. A sign elsewhere (`%d`, `%PATH%`, `*.rs`,
+/// `C++`) is punctuation. Currency signs are left out: beside a number
+/// they say how much, seldom what to do (on bfcl-dev, `$` read as
+/// "dollar" drew requests quoting prices to tools that mention dollars,
+/// hit@5 −1). So are `-` and `/`, which join the parts of dates, ranges
+/// and numbers more often than they subtract or divide.
+fn sign_word(c: char) -> Option<(&'static str, Beside)> {
     Some(match c {
-        '%' => "percent",
-        '°' => "degree",
+        '%' => ("percent", Beside::One),
+        '°' => ("degree", Beside::One),
+        '+' => ("plus", Beside::Both),
+        '*' | '×' => ("multiply", Beside::Both),
+        '÷' => ("divide", Beside::Both),
         _ => return None,
     })
 }
 
-/// Whether the sign at `i` of `chars` stands beside a digit (one space
-/// between allowed: "20 %").
+/// Whether the sign at `i` of `chars` stands beside a digit where `beside`
+/// asks (one space between allowed: "20 %", "6 * 7").
 fn beside_digit<T: Copy>(
     chars: &[T],
     i: usize,
+    beside: Beside,
     is_digit: impl Fn(T) -> bool,
     is_space: impl Fn(T) -> bool,
 ) -> bool {
@@ -55,18 +70,77 @@ fn beside_digit<T: Copy>(
         Some(c) => is_digit(c),
         None => false,
     };
-    near(i.checked_sub(1), i.checked_sub(2)) || near(Some(i + 1), Some(i + 2))
+    let before = near(i.checked_sub(1), i.checked_sub(2));
+    let after = near(Some(i + 1), Some(i + 2));
+    match beside {
+        Beside::One => before || after,
+        Beside::Both => before && after,
+    }
+}
+
+/// The word "times" between two numbers ("6 times 7") also reads as
+/// `multiply`: alone, its stem is `time`'s, and draws date and clock
+/// tools to an arithmetic question. The words pass through unchanged; a
+/// "times" after a number is held until the next word shows whether a
+/// number follows.
+struct TimesReader<F> {
+    emit: F,
+    /// The last word was a number.
+    after_number: bool,
+    /// A "times" after a number, not yet passed on.
+    held: bool,
+}
+
+impl<F: FnMut(&str)> TimesReader<F> {
+    fn new(emit: F) -> Self {
+        Self {
+            emit,
+            after_number: false,
+            held: false,
+        }
+    }
+
+    fn word(&mut self, word: &str) {
+        let number = word.bytes().all(|b| b.is_ascii_digit());
+        if std::mem::take(&mut self.held) {
+            (self.emit)("times");
+            if number {
+                (self.emit)("multiply");
+            }
+        }
+        if self.after_number && word == "times" {
+            self.held = true;
+            self.after_number = false;
+            return;
+        }
+        (self.emit)(word);
+        self.after_number = number;
+    }
+
+    fn finish(mut self) {
+        if self.held {
+            (self.emit)("times");
+        }
+    }
 }
 
 /// Splits text into lowercase words at non-alphanumerics and at camelCase
-/// boundaries (`getHTTPResponse` → `get`, `http`, `response`); a percent
-/// or degree sign beside a number becomes its word (`17%` →
-/// `17`, `percent`).
-pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
+/// boundaries (`getHTTPResponse` → `get`, `http`, `response`); a sign
+/// beside a number becomes its word (`17%` → `17`, `percent`; `6 × 7` →
+/// `6`, `multiply`, `7`), and "times" between numbers adds `multiply`.
+pub fn split_words(text: &str, emit: impl FnMut(&str)) {
+    let mut reader = TimesReader::new(emit);
+    let mut emit = |w: &str| reader.word(w);
     if text.is_ascii() {
         split_ascii(text.as_bytes(), &mut emit);
-        return;
+    } else {
+        split_unicode(text, &mut emit);
     }
+    reader.finish();
+}
+
+/// [`split_words`] for text with non-ASCII characters.
+fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
     let mut word = String::new();
     let chars: Vec<char> = text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
@@ -75,8 +149,14 @@ pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
                 emit(&word);
                 word.clear();
             }
-            if let Some(sign) = sign_word(c)
-                && beside_digit(&chars, i, |c| c.is_ascii_digit(), char::is_whitespace)
+            if let Some((sign, beside)) = sign_word(c)
+                && beside_digit(
+                    &chars,
+                    i,
+                    beside,
+                    |c| c.is_ascii_digit(),
+                    char::is_whitespace,
+                )
             {
                 emit(sign);
             }
@@ -109,10 +189,11 @@ fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
                 emit(&word);
                 word.clear();
             }
-            if let Some(sign) = sign_word(char::from(b))
+            if let Some((sign, beside)) = sign_word(char::from(b))
                 && beside_digit(
                     bytes,
                     i,
+                    beside,
                     |b| b.is_ascii_digit(),
                     |b| b.is_ascii_whitespace(),
                 )
@@ -217,6 +298,36 @@ mod tests {
         assert_eq!(
             words("heat it to 180°C"),
             ["heat", "it", "to", "180", "degree", "c"]
+        );
+    }
+
+    #[test]
+    fn an_operator_between_numbers_is_read_as_its_word() {
+        assert_eq!(words("6*7"), ["6", "multiply", "7"]);
+        assert_eq!(words("6 × 7"), ["6", "multiply", "7"]);
+        assert_eq!(words("what is 3 + 4"), ["what", "is", "3", "plus", "4"]);
+        assert_eq!(words("84 ÷ 2"), ["84", "divide", "2"]);
+        assert_eq!(
+            words("What is 6 times 7?"),
+            ["what", "is", "6", "times", "multiply", "7"]
+        );
+        assert_eq!(words("12 times 12"), ["12", "times", "multiply", "12"]);
+    }
+
+    #[test]
+    fn an_operator_beside_one_number_or_none_is_punctuation() {
+        assert_eq!(words("C++ 17"), ["c", "17"]);
+        assert_eq!(words("+1 555 0100"), ["1", "555", "0100"]);
+        assert_eq!(words("*.rs 2 * x"), ["rs", "2", "x"]);
+        assert_eq!(
+            words("2026-12-05 and 12/05"),
+            ["2026", "12", "05", "and", "12", "05"]
+        );
+        assert_eq!(words("3 times a day"), ["3", "times", "a", "day"]);
+        assert_eq!(words("times 7, 3 times"), ["times", "7", "3", "times"]);
+        assert_eq!(
+            words("what times are free"),
+            ["what", "times", "are", "free"]
         );
     }
 

@@ -15,8 +15,9 @@ use serde_json::{Value, json};
 use crate::standin::Task;
 
 /// The attachment text of each message that is the first to need a
-/// deferred tool; `wrapper` is the line preload puts before the schemas.
-fn attachments(registry: &Registry, tasks: &[Task], wrapper: &str) -> HashMap<String, String> {
+/// deferred tool; `headers` are the lines preload puts before the schemas
+/// (the first attachment's, then a later one's).
+fn attachments(registry: &Registry, tasks: &[Task], headers: &Headers) -> HashMap<String, String> {
     let mut seen = HashSet::new();
     let mut out = HashMap::new();
     for task in tasks {
@@ -27,29 +28,48 @@ fn attachments(registry: &Registry, tasks: &[Task], wrapper: &str) -> HashMap<St
         if tool.is_core() || !seen.insert(name) {
             continue;
         }
+        let header = if out.is_empty() {
+            &headers.first
+        } else {
+            &headers.later
+        };
         let schema = json!({"name": name, "description": tool.description(), "parameters": tool.input_schema()});
-        out.insert(task.message.clone(), format!("{wrapper}\n{schema}"));
+        out.insert(task.message.clone(), format!("{header}\n{schema}"));
     }
     out
 }
 
-/// The first line of the first attachment in `lazy` (a run with preload).
-fn wrapper(lazy: &[Value]) -> Option<String> {
-    let text = lazy.iter().find_map(|body| {
-        body["messages"].as_array()?.iter().find_map(|m| {
+/// The header lines of a run's attachments: the first one's, and a later
+/// one's (the same when only one was attached).
+struct Headers {
+    first: String,
+    later: String,
+}
+
+/// The header lines of the attachments in `lazy` (a run with preload).
+fn headers(lazy: &[Value]) -> Option<Headers> {
+    let mut lines = lazy.iter().flat_map(|body| {
+        let messages = body["messages"].as_array().cloned().unwrap_or_default();
+        messages.into_iter().filter_map(|m| {
             let parts = m["content"].as_array()?;
             parts.iter().skip(1).find_map(|p| {
                 let t = p["text"].as_str()?;
-                t.starts_with('[').then(|| t.to_owned())
+                t.starts_with('[')
+                    .then(|| t.lines().next().map(str::to_owned))
+                    .flatten()
             })
         })
-    })?;
-    text.lines().next().map(str::to_owned)
+    });
+    let first = lines.next()?;
+    // Every body repeats the history: the first line that differs is the
+    // header of a later attachment.
+    let later = lines.find(|l| *l != first).unwrap_or_else(|| first.clone());
+    Some(Headers { first, later })
 }
 
 /// The lower-bound bodies, from an eager run's and a lazy run's bodies of
 /// the same conversation; `None` when the lazy run attached nothing (no
-/// wrapper line to copy).
+/// header line to copy).
 pub fn bodies(
     format: WireFormat,
     registry: &Registry,
@@ -57,7 +77,7 @@ pub fn bodies(
     eager: &[Value],
     lazy: &[Value],
 ) -> Option<Vec<Value>> {
-    let attach = attachments(registry, tasks, &wrapper(lazy)?);
+    let attach = attachments(registry, tasks, &headers(lazy)?);
     let first = lazy.first()?;
     Some(
         eager
