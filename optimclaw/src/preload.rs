@@ -22,11 +22,31 @@ use crate::tool::{CALL_TOOL, TOOL_INFO};
 /// conversation (about 300). BENCHMARKS.md §8.
 pub const PRELOAD_MARGIN: f32 = 1.1;
 
+/// When the best keyword hit does not stand out, the two best are both
+/// attached if the second is at least this strong (the first is strong):
+/// a family of tools (`job_create`, `job_list`, `job_cancel`) or near
+/// twins, one of which is most often the one. On the eight dev catalogs it
+/// raised the requests whose attachments hold the right tool on seven
+/// (mcp-short 0.68 → 0.97, bfcl-short 0.69 → 0.83) and the value of
+/// attaching on seven, lowering it on none (BENCHMARKS.md §8).
+pub const PRELOAD_CLOSE_SECOND: f32 = 0.2;
+
+/// Longest schema (characters) of a close pair: when either is longer, the
+/// pair is not attached. A wrong schema is read again by every later
+/// request; about 250 tokens, over a conversation under caching, cost about
+/// what a right one saves (a `tool_info` round trip). On a 578-tool
+/// catalog a two-word match paired two schemas of 2,800 and 3,800
+/// characters, none of them the one (BENCHMARKS.md §8).
+pub const PRELOAD_CLOSE_MAX_CHARS: usize = 1_000;
+
 /// How much a message may carry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PreloadOptions {
-    /// Tools attached to one message at most (default 1: on the dev
-    /// catalogs a second one was more often wrong than useful).
+    /// Tools attached to one message at most (default 2). One is attached
+    /// when it stands out from the next ([`PRELOAD_MARGIN`]), two when
+    /// the best two are close and both strong ([`PRELOAD_CLOSE_SECOND`]);
+    /// on the dev catalogs a second one beside a clear first was more
+    /// often wrong than useful.
     pub max_tools: usize,
     /// Characters of attached text at most (default 6,000, about 1,500
     /// tokens); a tool whose schema would pass it is left out.
@@ -36,7 +56,7 @@ pub struct PreloadOptions {
 impl Default for PreloadOptions {
     fn default() -> Self {
         PreloadOptions {
-            max_tools: 1,
+            max_tools: 2,
             max_chars: 6_000,
         }
     }
@@ -72,7 +92,9 @@ impl Session {
         let mut used = 0;
         // A match the model already has (loaded, or attached before) takes
         // its place: the next hit is a worse match, not a second chance.
-        for i in registry.preload_candidates(message, options.max_tools, self.scope()) {
+        let (candidates, close) =
+            registry.preload_candidates(message, options.max_tools, self.scope());
+        for i in candidates {
             let tool = &registry.tools()[i];
             let name = tool.name();
             let framework = name == TOOL_INFO || name == CALL_TOOL;
@@ -89,6 +111,10 @@ impl Session {
                 json!({"name": name, "description": tool.description(), "parameters": tool.input_schema()})
                     .to_string()
             };
+            if close && line.len() > PRELOAD_CLOSE_MAX_CHARS {
+                // A close pair goes together or not at all.
+                return None;
+            }
             if used + line.len() > options.max_chars {
                 continue;
             }

@@ -139,20 +139,24 @@ impl Registry {
     }
 
     /// The tools to attach to a user's message ([`Session::preload`](crate::Session::preload)),
-    /// best first, at most `k`: the ranking's hits that are strong, the
-    /// first of them only when it also stands out from the next keyword
-    /// hit by [`PRELOAD_MARGIN`](crate::preload::PRELOAD_MARGIN). The
+    /// best first, at most `k`: the ranking's first hit when it is strong
+    /// and stands out from the next keyword hit by
+    /// [`PRELOAD_MARGIN`](crate::preload::PRELOAD_MARGIN); the two best
+    /// keyword hits when the first is strong but does not stand out and the
+    /// second is at least
+    /// [`PRELOAD_CLOSE_SECOND`](crate::preload::PRELOAD_CLOSE_SECOND);
+    /// otherwise none. The flag says the tools are such a close pair. The
     /// message is searched as text (no query syntax), cut like any query.
     pub(crate) fn preload_candidates(
         &self,
         message: &str,
         k: usize,
         scope: &ToolScope,
-    ) -> Vec<usize> {
+    ) -> (Vec<usize>, bool) {
         let cut = message.char_indices().nth(MAX_QUERY_CHARS).map(|(i, _)| i);
         let message = cut.map_or(message, |i| &message[..i]);
         if message.trim().is_empty() || k == 0 {
-            return Vec::new();
+            return (Vec::new(), false);
         }
         let tools = self.tools();
         let keep = |i: usize| scope.allows(tools[i].name());
@@ -163,29 +167,40 @@ impl Registry {
         };
         let ranking = self.rank(message, k.clamp(1, MAX_RESULTS), &constraints);
         if ranking.listed {
-            return Vec::new();
+            return (Vec::new(), false);
         }
         let Some(first) = ranking.hits.first().filter(|h| h.strong) else {
-            return Vec::new();
+            return (Vec::new(), false);
         };
-        let lexical = self.search_index().search_with(message, 1, &constraints);
-        let stands_out = match lexical.hits.first() {
+        let lexical = self.search_index().search_with(message, 2, &constraints);
+        let count = match lexical.hits.first() {
             Some(top) if top.tool == first.tool => {
-                top.signals.margin >= crate::preload::PRELOAD_MARGIN
+                if top.signals.margin >= crate::preload::PRELOAD_MARGIN {
+                    1
+                } else if k >= 2
+                    && lexical
+                        .hits
+                        .get(1)
+                        .is_some_and(|next| next.strength >= crate::preload::PRELOAD_CLOSE_SECOND)
+                {
+                    // Two close and strong: one of them is most often
+                    // the one (BENCHMARKS.md §8).
+                    return (lexical.hits.iter().map(|h| h.tool).collect(), true);
+                } else {
+                    0
+                }
             }
             // Vectors or a reranker put it first: they judged it.
-            _ => true,
+            _ => 1,
         };
-        if !stands_out {
-            return Vec::new();
-        }
-        ranking
+        let tools = ranking
             .hits
             .iter()
             .filter(|h| h.strong)
             .map(|h| h.tool)
-            .take(k)
-            .collect()
+            .take(count.min(k))
+            .collect();
+        (tools, false)
     }
 
     /// The answer for exact names: each name found (case-insensitive) with

@@ -54,28 +54,47 @@ fn sign_word(c: char) -> Option<(&'static str, Beside)> {
     })
 }
 
-/// Whether the sign at `i` of `chars` stands beside a digit where `beside`
-/// asks (one space between allowed: "20 %", "6 * 7").
-fn beside_digit<T: Copy>(
-    chars: &[T],
-    i: usize,
-    beside: Beside,
-    is_digit: impl Fn(T) -> bool,
-    is_space: impl Fn(T) -> bool,
-) -> bool {
-    let at = |j: Option<usize>| j.and_then(|j| chars.get(j)).copied();
-    // The neighbour one step away, or two across a space.
+/// Whether the sign at `i` stands beside a digit where `beside` asks (one
+/// space between allowed: "20 %", "6 * 7"); `at(j)` is the character at
+/// `j`. Between numbers, a number that ends a clock time (`08:00+09:00`)
+/// makes the sign a time zone's offset, not an operator.
+fn beside_digit(at: impl Fn(usize) -> Option<char>, i: usize, beside: Beside) -> bool {
+    let at = |j: Option<usize>| j.and_then(&at);
+    let digit = |j: Option<usize>| at(j).is_some_and(|c| c.is_ascii_digit());
+    // Where the neighbouring digit is: one step away, or two across a space.
     let near = |one: Option<usize>, two: Option<usize>| match at(one) {
-        Some(c) if is_space(c) => at(two).is_some_and(&is_digit),
-        Some(c) => is_digit(c),
-        None => false,
+        Some(c) if c.is_whitespace() => digit(two).then_some(two).flatten(),
+        Some(c) if c.is_ascii_digit() => one,
+        _ => None,
     };
     let before = near(i.checked_sub(1), i.checked_sub(2));
     let after = near(Some(i + 1), Some(i + 2));
     match beside {
-        Beside::One => before || after,
-        Beside::Both => before && after,
+        Beside::One => before.is_some() || after.is_some(),
+        Beside::Both => {
+            let clock_time = before.is_some_and(|mut j| {
+                while j > 0 && digit(Some(j - 1)) {
+                    j -= 1;
+                }
+                at(j.checked_sub(1)) == Some(':')
+            });
+            before.is_some() && after.is_some() && !clock_time
+        }
     }
+}
+
+/// Whether `c` (between `prev` and `next`) is the `T` or `Z` of an ISO 8601
+/// date-time, which separates numbers as `-` and `:` do:
+/// `2026-06-01T08:00Z` is numbers only, not the words `t08` and `00z`
+/// (unknown to every catalog, they lowered the share of the query a tool
+/// could match, and could be read as typos of a tool's name).
+fn iso_separator(prev: char, c: char, next: char) -> bool {
+    prev.is_ascii_digit()
+        && match c {
+            'T' => next.is_ascii_digit(),
+            'Z' => !next.is_alphanumeric(),
+            _ => false,
+        }
 }
 
 /// The word "times" between two numbers ("6 times 7") also reads as
@@ -144,19 +163,14 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
     let mut word = String::new();
     let chars: Vec<char> = text.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
+        let next = chars.get(i + 1).copied();
+        if !c.is_alphanumeric() || (i > 0 && iso_separator(chars[i - 1], c, next.unwrap_or(' '))) {
             if !word.is_empty() {
                 emit(&word);
                 word.clear();
             }
             if let Some((sign, beside)) = sign_word(c)
-                && beside_digit(
-                    &chars,
-                    i,
-                    beside,
-                    |c| c.is_ascii_digit(),
-                    char::is_whitespace,
-                )
+                && beside_digit(|j| chars.get(j).copied(), i, beside)
             {
                 emit(sign);
             }
@@ -184,19 +198,16 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
 fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
     let mut word = String::with_capacity(32);
     for (i, &b) in bytes.iter().enumerate() {
-        if !b.is_ascii_alphanumeric() {
+        let prev = i.checked_sub(1).map(|j| char::from(bytes[j]));
+        let next = bytes.get(i + 1).map_or(' ', |&n| char::from(n));
+        if !b.is_ascii_alphanumeric() || prev.is_some_and(|p| iso_separator(p, char::from(b), next))
+        {
             if !word.is_empty() {
                 emit(&word);
                 word.clear();
             }
             if let Some((sign, beside)) = sign_word(char::from(b))
-                && beside_digit(
-                    bytes,
-                    i,
-                    beside,
-                    |b| b.is_ascii_digit(),
-                    |b| b.is_ascii_whitespace(),
-                )
+                && beside_digit(|j| bytes.get(j).map(|&b| char::from(b)), i, beside)
             {
                 emit(sign);
             }
@@ -306,6 +317,10 @@ mod tests {
         assert_eq!(words("6*7"), ["6", "multiply", "7"]);
         assert_eq!(words("6 × 7"), ["6", "multiply", "7"]);
         assert_eq!(words("what is 3 + 4"), ["what", "is", "3", "plus", "4"]);
+        assert_eq!(
+            words("at 12:30 add 2+3"),
+            ["at", "12", "30", "add", "2", "plus", "3"]
+        );
         assert_eq!(words("84 ÷ 2"), ["84", "divide", "2"]);
         assert_eq!(
             words("What is 6 times 7?"),
@@ -317,6 +332,7 @@ mod tests {
     #[test]
     fn an_operator_beside_one_number_or_none_is_punctuation() {
         assert_eq!(words("C++ 17"), ["c", "17"]);
+        assert_eq!(words("08:00+09:00"), ["08", "00", "09", "00"]);
         assert_eq!(words("+1 555 0100"), ["1", "555", "0100"]);
         assert_eq!(words("*.rs 2 * x"), ["rs", "2", "x"]);
         assert_eq!(
@@ -328,6 +344,23 @@ mod tests {
         assert_eq!(
             words("what times are free"),
             ["what", "times", "are", "free"]
+        );
+    }
+
+    #[test]
+    fn an_iso_date_time_is_numbers_only() {
+        assert_eq!(
+            words("at 2026-06-01T08:00Z"),
+            ["at", "2026", "06", "01", "08", "00"]
+        );
+        assert_eq!(
+            words("2026-06-01T08:00:00+09:00 — über"),
+            ["2026", "06", "01", "08", "00", "00", "09", "00", "über"]
+        );
+        // A T or Z that is no date-time's stays a letter.
+        assert_eq!(
+            words("H2T 4Zone 3Z9 Z80"),
+            ["h2", "t", "4", "zone", "3", "z9", "z80"]
         );
     }
 

@@ -1,0 +1,100 @@
+//! What preload attaches to a user's message: the one tool that stands out;
+//! a close pair of strong matches together, when both schemas are short;
+//! nothing when the best does not stand out otherwise; never a tool twice.
+
+use optimclaw::preload::{PRELOAD_CLOSE_MAX_CHARS, PreloadOptions};
+use optimclaw::{DynamicTool, LazyConfig, Registry, Session};
+use serde_json::{Value, json};
+
+fn tool(name: &str, description: &str, parameters: Value) -> DynamicTool {
+    DynamicTool::new(name, description, parameters)
+        .handler(|_ctx, args: Value| async move { Ok(args) })
+}
+
+fn text_parameter() -> Value {
+    json!({"type": "object", "properties": {"text": {"type": "string", "description": "The text."}}, "additionalProperties": false})
+}
+
+/// A catalog where "the area of a circle" matches two twins equally;
+/// `twin_parameters` is the schema of `area_of_circle`.
+fn catalog(twin_parameters: Value) -> Registry {
+    let plain = |name: &str, description: &str| tool(name, description, text_parameter());
+    Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools([
+            plain("circle_area", "Calculate the area of a circle."),
+            tool(
+                "area_of_circle",
+                "Calculate the area of a circle.",
+                twin_parameters,
+            ),
+            plain("square_area", "Calculate the area of a square."),
+            plain("weather_now", "The current weather of a city."),
+            plain("base64_encode", "Encode text as base64."),
+            plain("file_move", "Move or rename a file."),
+            plain("job_cancel", "Cancel a background job."),
+        ])
+        .build()
+        .unwrap()
+}
+
+fn attached(registry: &Registry, message: &str, options: &PreloadOptions) -> Vec<String> {
+    Session::new(registry.clone())
+        .preload(message, options)
+        .map(|p| p.tools)
+        .unwrap_or_default()
+}
+
+const CLOSE: &str = "What is the area of a circle with radius 3?";
+
+#[test]
+fn one_tool_that_stands_out_goes_alone() {
+    let registry = catalog(text_parameter());
+    let got = attached(
+        &registry,
+        "Encode the word hello as base64.",
+        &PreloadOptions::default(),
+    );
+    assert_eq!(got, ["base64_encode"]);
+}
+
+#[test]
+fn a_close_pair_of_short_schemas_goes_together() {
+    let registry = catalog(text_parameter());
+    let mut got = attached(&registry, CLOSE, &PreloadOptions::default());
+    got.sort();
+    assert_eq!(got, ["area_of_circle", "circle_area"]);
+    // Room for one only: a coin flip between the two is not attached.
+    let one = PreloadOptions {
+        max_tools: 1,
+        ..PreloadOptions::default()
+    };
+    assert!(attached(&registry, CLOSE, &one).is_empty());
+}
+
+#[test]
+fn a_close_pair_with_a_long_schema_is_not_attached() {
+    // Many parameters make `area_of_circle`'s schema longer than a close
+    // pair may carry; the words that match stay the same.
+    let properties: serde_json::Map<String, Value> = (0..60)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    let long = json!({"type": "object", "properties": properties});
+    assert!(long.to_string().len() > PRELOAD_CLOSE_MAX_CHARS);
+    let registry = catalog(long);
+    assert!(
+        attached(&registry, CLOSE, &PreloadOptions::default()).is_empty(),
+        "a wrong long schema costs more than a search"
+    );
+}
+
+#[test]
+fn a_tool_already_attached_is_not_attached_again() {
+    let registry = catalog(text_parameter());
+    let session = Session::new(registry);
+    let options = PreloadOptions::default();
+    let first = session.preload(CLOSE, &options).unwrap().tools;
+    assert_eq!(first.len(), 2);
+    assert!(session.preload(CLOSE, &options).is_none());
+}
