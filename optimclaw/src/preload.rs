@@ -26,9 +26,10 @@ pub const PRELOAD_MARGIN: f32 = 1.1;
 /// attached if the second is at least this strong (the first is strong):
 /// a family of tools (`job_create`, `job_list`, `job_cancel`) or near
 /// twins, one of which is most often the one. On the eight dev catalogs it
-/// raised the requests whose attachments hold the right tool on seven
-/// (mcp-short 0.68 → 0.97, bfcl-short 0.69 → 0.83) and the value of
-/// attaching on seven, lowering it on none (BENCHMARKS.md §8).
+/// raised the share of requests whose attachments hold the right tool on
+/// seven (mcp-short 0.68 → 0.90, bfcl-short 0.69 → 0.83); the value of
+/// attaching, with a wrong schema priced by its length, rose on six and
+/// fell on bfcl-short (`bench/preload_fit.py`, BENCHMARKS.md §8).
 pub const PRELOAD_CLOSE_SECOND: f32 = 0.2;
 
 /// Longest schema (characters) of a close pair: when either is longer, the

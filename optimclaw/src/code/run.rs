@@ -17,7 +17,7 @@ use crate::bridge::unpack_bridge_call;
 use crate::call::CallOptions;
 use crate::config::CodeLimits;
 use crate::context::ToolContext;
-use crate::error::ToolError;
+use crate::error::{ToolError, ToolErrorKind};
 use crate::registry::Registry;
 use crate::scope::ToolScope;
 use crate::telemetry;
@@ -145,6 +145,17 @@ async fn run(
         }
     };
     span.record("tool_calls", report.tool_calls);
+    // The caller cancelled while the program waited on a call: the call
+    // failed as cancelled and the program ended on that error, sometimes
+    // before the cancellation reached this run. Its outcome is the
+    // cancellation's, so the run is reported cancelled (a program that
+    // finished keeps its result).
+    if matches!(report.outcome, Some(Err(_))) && ctx.cancellation().is_cancelled() {
+        return Err(ToolError::with_kind(
+            ToolErrorKind::Cancelled,
+            format!("the call of tool `{RUN_CODE}` was cancelled"),
+        ));
+    }
     if let Some(Err(message)) = &report.outcome {
         span.record("otel.status_code", "ERROR");
         span.record("error.message", message.as_str());
