@@ -173,34 +173,28 @@ impl Registry {
             return (Vec::new(), false);
         };
         let lexical = self.search_index().search_with(message, 2, &constraints);
-        let count = match lexical.hits.first() {
-            Some(top) if top.tool == first.tool => {
-                if top.signals.margin >= crate::preload::PRELOAD_MARGIN {
-                    1
-                } else if k >= 2
+        match lexical.hits.first() {
+            Some(top)
+                if top.tool == first.tool
+                    && top.signals.margin < crate::preload::PRELOAD_MARGIN =>
+            {
+                // Two close and strong: one of them is most often the one
+                // (BENCHMARKS.md §8); a close call alone is not attached.
+                let pair = k >= 2
                     && lexical
                         .hits
                         .get(1)
-                        .is_some_and(|next| next.strength >= crate::preload::PRELOAD_CLOSE_SECOND)
-                {
-                    // Two close and strong: one of them is most often
-                    // the one (BENCHMARKS.md §8).
-                    return (lexical.hits.iter().map(|h| h.tool).collect(), true);
+                        .is_some_and(|next| next.strength >= crate::preload::PRELOAD_CLOSE_SECOND);
+                if pair {
+                    (lexical.hits.iter().map(|h| h.tool).collect(), true)
                 } else {
-                    0
+                    (Vec::new(), false)
                 }
             }
-            // Vectors or a reranker put it first: they judged it.
-            _ => 1,
-        };
-        let tools = ranking
-            .hits
-            .iter()
-            .filter(|h| h.strong)
-            .map(|h| h.tool)
-            .take(count.min(k))
-            .collect();
-        (tools, false)
+            // It stands out, or vectors or a reranker put it first: they
+            // judged it.
+            _ => (vec![first.tool], false),
+        }
     }
 
     /// The answer for exact names: each name found (case-insensitive) with

@@ -83,18 +83,23 @@ fn beside_digit(at: impl Fn(usize) -> Option<char>, i: usize, beside: Beside) ->
     }
 }
 
-/// Whether `c` (between `prev` and `next`) is the `T` or `Z` of an ISO 8601
+/// Whether the character at `i` is the `T` or `Z` of an ISO 8601
 /// date-time, which separates numbers as `-` and `:` do:
 /// `2026-06-01T08:00Z` is numbers only, not the words `t08` and `00z`
 /// (unknown to every catalog, they lowered the share of the query a tool
-/// could match, and could be read as typos of a tool's name).
-fn iso_separator(prev: char, c: char, next: char) -> bool {
-    prev.is_ascii_digit()
-        && match c {
-            'T' => next.is_ascii_digit(),
-            'Z' => !next.is_alphanumeric(),
-            _ => false,
-        }
+/// could match, and could be read as typos of a tool's name); `at(j)` is
+/// the character at `j`.
+fn iso_separator(at: impl Fn(usize) -> Option<char>, i: usize) -> bool {
+    let after_digit = || {
+        i.checked_sub(1)
+            .and_then(&at)
+            .is_some_and(|p| p.is_ascii_digit())
+    };
+    match at(i) {
+        Some('T') => at(i + 1).is_some_and(|n| n.is_ascii_digit()) && after_digit(),
+        Some('Z') => !at(i + 1).is_some_and(char::is_alphanumeric) && after_digit(),
+        _ => false,
+    }
 }
 
 /// The word "times" between two numbers ("6 times 7") also reads as
@@ -162,15 +167,15 @@ pub fn split_words(text: &str, emit: impl FnMut(&str)) {
 fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
     let mut word = String::new();
     let chars: Vec<char> = text.chars().collect();
+    let at = |j: usize| chars.get(j).copied();
     for (i, &c) in chars.iter().enumerate() {
-        let next = chars.get(i + 1).copied();
-        if !c.is_alphanumeric() || (i > 0 && iso_separator(chars[i - 1], c, next.unwrap_or(' '))) {
+        if !c.is_alphanumeric() || iso_separator(at, i) {
             if !word.is_empty() {
                 emit(&word);
                 word.clear();
             }
             if let Some((sign, beside)) = sign_word(c)
-                && beside_digit(|j| chars.get(j).copied(), i, beside)
+                && beside_digit(at, i, beside)
             {
                 emit(sign);
             }
@@ -197,17 +202,15 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
 /// splits about a million words at 10k tools.
 fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
     let mut word = String::with_capacity(32);
+    let at = |j: usize| bytes.get(j).map(|&b| char::from(b));
     for (i, &b) in bytes.iter().enumerate() {
-        let prev = i.checked_sub(1).map(|j| char::from(bytes[j]));
-        let next = bytes.get(i + 1).map_or(' ', |&n| char::from(n));
-        if !b.is_ascii_alphanumeric() || prev.is_some_and(|p| iso_separator(p, char::from(b), next))
-        {
+        if !b.is_ascii_alphanumeric() || iso_separator(at, i) {
             if !word.is_empty() {
                 emit(&word);
                 word.clear();
             }
             if let Some((sign, beside)) = sign_word(char::from(b))
-                && beside_digit(|j| bytes.get(j).map(|&b| char::from(b)), i, beside)
+                && beside_digit(at, i, beside)
             {
                 emit(sign);
             }

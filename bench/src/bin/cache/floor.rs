@@ -49,8 +49,8 @@ struct Headers {
 /// The header lines of the attachments in `lazy` (a run with preload).
 fn headers(lazy: &[Value]) -> Option<Headers> {
     let mut lines = lazy.iter().flat_map(|body| {
-        let messages = body["messages"].as_array().cloned().unwrap_or_default();
-        messages.into_iter().filter_map(|m| {
+        let messages = body["messages"].as_array().map_or(&[][..], Vec::as_slice);
+        messages.iter().filter_map(|m| {
             let parts = m["content"].as_array()?;
             parts.iter().skip(1).find_map(|p| {
                 let t = p["text"].as_str()?;
