@@ -10,7 +10,9 @@ Printed per catalog: the value per request and the share of requests that
 need a tool whose attachments hold it, for attaching the best hit alone
 (strong and standing out) or nothing, and for the close pair as well
 (the two best when the first is strong without standing out and the second
-is at least SECOND strong, unless either schema is over CAP characters).
+is at least SECOND strong, unless either schema is over CAP characters),
+with at most 6,000 characters attached to a message and with at most
+CHARS (PreloadOptions::max_chars: a longer schema is left out).
 
 Usage: python3 bench/preload_fit.py SIGNALS.jsonl [DATA_DIR]
        (DATA_DIR: the shared corpora, default ../shared/bench)
@@ -24,19 +26,35 @@ STRONG = 0.12  # STRONG_MATCH
 MARGIN = 1.1  # PRELOAD_MARGIN
 SECOND = 0.2  # PRELOAD_CLOSE_SECOND
 CAP = 1000  # PRELOAD_CLOSE_MAX_CHARS
+CHARS = 2000  # PreloadOptions::max_chars (default)
 SAVED = 1300
 WRONG = 300
 WRONG_CHARS = 330
 
 
 def schema_sizes(data_dir):
-    """Characters of each tool's JSON in the shared corpora, by catalog file."""
+    """Characters of each tool's attachment in the shared corpora, by
+    catalog file: compact JSON of its name, description and parameters, as
+    preload writes it."""
     sizes = {}
     for corpus in ("bfcl-dev", "mcp-live-526-raw"):
         with open(f"{data_dir}/{corpus}/tools.json") as f:
             tools = json.load(f)
         tools = tools["tools"] if isinstance(tools, dict) else tools
-        sizes[corpus] = {t["name"]: len(json.dumps(t)) for t in tools}
+        sizes[corpus] = {
+            t["name"]: len(
+                json.dumps(
+                    {
+                        "name": t["name"],
+                        "description": t.get("description"),
+                        "parameters": t.get("inputSchema"),
+                    },
+                    separators=(",", ":"),
+                    ensure_ascii=False,
+                )
+            )
+            for t in tools
+        }
     return sizes
 
 
@@ -49,11 +67,11 @@ def size_of(sizes, catalog, tool):
     return WRONG_CHARS
 
 
-def attached(hits, pair, sizes, catalog):
+def attached(hits, pair, chars, sizes, catalog):
     if not hits or hits[0]["strength"] < STRONG:
         return []
     if hits[0]["margin"] >= MARGIN:
-        return hits[:1]
+        return [h for h in hits[:1] if size_of(sizes, catalog, h["tool"]) <= chars]
     if (
         pair
         and len(hits) > 1
@@ -64,14 +82,14 @@ def attached(hits, pair, sizes, catalog):
     return []
 
 
-def judge(rows, pair, sizes):
+def judge(rows, pair, chars, sizes):
     value = defaultdict(float)
     count = defaultdict(int)
     need = defaultdict(int)
     hold = defaultdict(int)
     for r in rows:
         c = r["set"]
-        att = attached(r["hits"], pair, sizes, c)
+        att = attached(r["hits"], pair, chars, sizes, c)
         wrong = sum(
             WRONG * size_of(sizes, c, h["tool"]) / WRONG_CHARS
             for h in att
@@ -90,14 +108,19 @@ def judge(rows, pair, sizes):
 def main():
     rows = [json.loads(line) for line in open(sys.argv[1])]
     sizes = schema_sizes(sys.argv[2] if len(sys.argv) > 2 else "../shared/bench")
-    alone = judge(rows, False, sizes)
-    pair = judge(rows, True, sizes)
-    print("| catalog | alone or nothing | with the close pair |")
-    print("|---|---|---|")
-    for c in alone:
-        print(
-            f"| {c} | {alone[c][0]:.0f} / {alone[c][1]:.2f} | {pair[c][0]:.0f} / {pair[c][1]:.2f} |"
-        )
+    columns = [
+        judge(rows, False, 6000, sizes),
+        judge(rows, True, 6000, sizes),
+        judge(rows, True, CHARS, sizes),
+    ]
+    print(
+        "| catalog | alone or nothing | with the close pair "
+        f"| and at most {CHARS:,} characters |"
+    )
+    print("|---|---|---|---|")
+    for c in columns[0]:
+        cells = " | ".join(f"{j[c][0]:.0f} / {j[c][1]:.2f}" for j in columns)
+        print(f"| {c} | {cells} |")
 
 
 if __name__ == "__main__":

@@ -49,8 +49,15 @@ pub struct PreloadOptions {
     /// on the dev catalogs a second one beside a clear first was more
     /// often wrong than useful.
     pub max_tools: usize,
-    /// Characters of attached text at most (default 6,000, about 1,500
-    /// tokens); a tool whose schema would pass it is left out.
+    /// Characters of attached text at most (default 2,000, about 500
+    /// tokens); a tool whose schema would pass it is left out. A wrong
+    /// schema is read again by every later request, so a long one costs
+    /// more than the `tool_info` round trip a right one saves unless the
+    /// match is nearly sure: on the dev catalogs of real MCP servers
+    /// (schemas up to 10,000 characters, long chatty requests) attaching
+    /// lost value on average with 6,000 and gained with 2,000, on the
+    /// other catalogs it changed nothing (`bench/preload_fit.py`,
+    /// BENCHMARKS.md §8).
     pub max_chars: usize,
 }
 
@@ -58,7 +65,7 @@ impl Default for PreloadOptions {
     fn default() -> Self {
         PreloadOptions {
             max_tools: 2,
-            max_chars: 6_000,
+            max_chars: 2_000,
         }
     }
 }

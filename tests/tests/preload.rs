@@ -1,6 +1,7 @@
 //! What preload attaches to a user's message: the one tool that stands out;
 //! a close pair of strong matches together, when both schemas are short;
-//! nothing when the best does not stand out otherwise; never a tool twice.
+//! nothing when the best does not stand out otherwise; never a schema
+//! longer than the message may carry; never a tool twice.
 
 use optimclaw::preload::{PRELOAD_CLOSE_MAX_CHARS, PreloadOptions};
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session};
@@ -97,4 +98,42 @@ fn a_tool_already_attached_is_not_attached_again() {
     let first = session.preload(CLOSE, &options).unwrap().tools;
     assert_eq!(first.len(), 2);
     assert!(session.preload(CLOSE, &options).is_none());
+}
+
+#[test]
+fn a_schema_longer_than_a_message_may_carry_is_left_out() {
+    // `base64_encode` stands out for this message, and its schema (about
+    // 2,800 characters) is longer than the default cap, shorter than the
+    // old one (6,000).
+    let properties: serde_json::Map<String, Value> = (0..120)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    let long = json!({"type": "object", "properties": properties});
+    let options = PreloadOptions::default();
+    assert!(long.to_string().len() > options.max_chars);
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools([
+            tool("base64_encode", "Encode text as base64.", long),
+            tool(
+                "weather_now",
+                "The current weather of a city.",
+                text_parameter(),
+            ),
+            tool("file_move", "Move or rename a file.", text_parameter()),
+        ])
+        .build()
+        .unwrap();
+    let message = "Encode the word hello as base64.";
+    assert!(
+        attached(&registry, message, &options).is_empty(),
+        "a long schema is left to tool_info"
+    );
+    // A user who would rather pay for it raises the cap.
+    let roomy = PreloadOptions {
+        max_chars: 20_000,
+        ..options
+    };
+    assert_eq!(attached(&registry, message, &roomy), ["base64_encode"]);
 }
