@@ -240,6 +240,29 @@ fn times_between_numbers_and_operator_signs_ask_for_arithmetic() {
 }
 
 #[test]
+fn a_hyphenated_variant_finds_the_tool_that_writes_it_as_one_word() {
+    // "SHA-256" splits into `sha` and a bare number; the catalog writes
+    // `sha256`. Read joined too, it finds the hash tool, and the other way
+    // round.
+    let registry = small_catalog(&[
+        (
+            "hash_text",
+            "Hash a text with sha256 or sha512 (hex digest).",
+        ),
+        ("encode_text", "Encode a text as UTF-8 bytes."),
+        ("word_count", "Count the words of a text."),
+    ]);
+    for (query, tool) in [
+        ("Give me the SHA-256 of 'hello world'", "hash_text"),
+        ("the utf8 bytes of this", "encode_text"),
+    ] {
+        let a = answer(&registry, query);
+        assert!(!a.no_match, "{query}: {a:?}");
+        assert_eq!(names(&a)[0], tool, "{query}: {a:?}");
+    }
+}
+
+#[test]
 fn nothing_shared_at_all_names_the_nearest_tools() {
     let registry = registry();
     let a = answer(&registry, "quantum chromodynamics");

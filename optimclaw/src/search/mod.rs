@@ -310,8 +310,9 @@ impl SearchIndex {
                 None => {
                     // A typo correction is another word: no form of it
                     // was written.
+                    let written = words.get(term).map_or(&[][..], Vec::as_slice);
                     let corrected: Vec<(u32, f32)> = self
-                        .corrections(term)
+                        .corrections(term, written)
                         .into_iter()
                         .map(|id| (id, TYPO_FACTOR))
                         .collect();

@@ -148,10 +148,36 @@ impl<F: FnMut(&str)> TimesReader<F> {
     }
 }
 
+/// The name whose variant number follows a hyphen (`SHA-256`, `UTF-8`,
+/// `GPT-4`): `word` (letters only) when the separator `sep` after it is
+/// `-` and the next character `next` a digit. Catalogs write the same
+/// thing as one word (`sha256`, `utf8`), so the two parts are also read
+/// joined (see [`emit_joined`]).
+fn variant_of(word: &str, sep: char, next: Option<char>) -> Option<String> {
+    (sep == '-'
+        && next.is_some_and(|n| n.is_ascii_digit())
+        && word.chars().all(char::is_alphabetic))
+    .then(|| word.to_owned())
+}
+
+/// Emits `word`; when it is the number after a hyphenated name
+/// ([`variant_of`]), also the two joined (`sha`, `256`, then `sha256`).
+fn emit_joined(word: &str, variant: &mut Option<String>, emit: &mut impl FnMut(&str)) {
+    emit(word);
+    if let Some(mut name) = variant.take()
+        && word.bytes().all(|b| b.is_ascii_digit())
+    {
+        name.push_str(word);
+        emit(&name);
+    }
+}
+
 /// Splits text into lowercase words at non-alphanumerics and at camelCase
 /// boundaries (`getHTTPResponse` → `get`, `http`, `response`); a sign
 /// beside a number becomes its word (`17%` → `17`, `percent`; `6 × 7` →
-/// `6`, `multiply`, `7`), and "times" between numbers adds `multiply`.
+/// `6`, `multiply`, `7`), "times" between numbers adds `multiply`, and a
+/// hyphenated variant is also one word (`SHA-256` → `sha`, `256`,
+/// `sha256`).
 pub fn split_words(text: &str, emit: impl FnMut(&str)) {
     let mut reader = TimesReader::new(emit);
     let mut emit = |w: &str| reader.word(w);
@@ -166,12 +192,14 @@ pub fn split_words(text: &str, emit: impl FnMut(&str)) {
 /// [`split_words`] for text with non-ASCII characters.
 fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
     let mut word = String::new();
+    let mut variant = None;
     let chars: Vec<char> = text.chars().collect();
     let at = |j: usize| chars.get(j).copied();
     for (i, &c) in chars.iter().enumerate() {
         if !c.is_alphanumeric() || iso_separator(at, i) {
             if !word.is_empty() {
-                emit(&word);
+                emit_joined(&word, &mut variant, emit);
+                variant = variant_of(&word, c, at(i + 1));
                 word.clear();
             }
             if let Some((sign, beside)) = sign_word(c)
@@ -187,14 +215,14 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
             let next_word = chars.get(i + 1).is_some_and(|n| n.is_lowercase())
                 && chars.get(i + 2).is_some_and(|n| n.is_lowercase());
             if prev.is_lowercase() || prev.is_ascii_digit() || (prev.is_uppercase() && next_word) {
-                emit(&word);
+                emit_joined(&word, &mut variant, emit);
                 word.clear();
             }
         }
         word.extend(c.to_lowercase());
     }
     if !word.is_empty() {
-        emit(&word);
+        emit_joined(&word, &mut variant, emit);
     }
 }
 
@@ -202,11 +230,13 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
 /// splits about a million words at 10k tools.
 fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
     let mut word = String::with_capacity(32);
+    let mut variant = None;
     let at = |j: usize| bytes.get(j).map(|&b| char::from(b));
     for (i, &b) in bytes.iter().enumerate() {
         if !b.is_ascii_alphanumeric() || iso_separator(at, i) {
             if !word.is_empty() {
-                emit(&word);
+                emit_joined(&word, &mut variant, emit);
+                variant = variant_of(&word, char::from(b), at(i + 1));
                 word.clear();
             }
             if let Some((sign, beside)) = sign_word(char::from(b))
@@ -224,14 +254,14 @@ fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
                 || prev.is_ascii_digit()
                 || (prev.is_ascii_uppercase() && next_word)
             {
-                emit(&word);
+                emit_joined(&word, &mut variant, emit);
                 word.clear();
             }
         }
         word.push(char::from(b.to_ascii_lowercase()));
     }
     if !word.is_empty() {
-        emit(&word);
+        emit_joined(&word, &mut variant, emit);
     }
 }
 
@@ -348,6 +378,19 @@ mod tests {
             words("what times are free"),
             ["what", "times", "are", "free"]
         );
+    }
+
+    #[test]
+    fn a_hyphenated_variant_is_also_one_word() {
+        assert_eq!(words("SHA-256 hash"), ["sha", "256", "sha256", "hash"]);
+        assert_eq!(
+            words("utf-8 – ünïcode-16"),
+            ["utf", "8", "utf8", "ünïcode", "16", "ünïcode16"]
+        );
+        // Numbers, a number first, or no digit right after the hyphen: no join.
+        assert_eq!(words("2026-12-06"), ["2026", "12", "06"]);
+        assert_eq!(words("x86-64"), ["x86", "64"]);
+        assert_eq!(words("date-time sha- 256"), ["date", "time", "sha", "256"]);
     }
 
     #[test]
