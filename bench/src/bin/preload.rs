@@ -2,7 +2,8 @@
 //! assistant's deferred tools, written as users write them and without
 //! looking at the search first. Set A (30) was written with the close-pair
 //! rule; set B (41, every deferred tool) later, after set A's misses were
-//! read and before the catalog's keywords were reviewed. Each message goes
+//! read; set C (40) after set B's were, before the catalog's keywords were
+//! reviewed (so set C alone tells how the review carries over). Each message goes
 //! to a fresh session (so nothing counts as attached before); a message
 //! "holds the tool" when what is attached includes the one it needs: what
 //! a model that never calls `tool_info` needs to do the task.
@@ -172,6 +173,83 @@ const SET_B: [(&str, &str); 41] = [
     ("What routines are scheduled?", "routine_list"),
 ];
 
+/// Set C: (message, the tool it needs).
+const SET_C: [(&str, &str); 40] = [
+    ("Could you hash 'abc' with sha512?", "hash_text"),
+    ("What's the base64 for 'hi there'?", "base64_encode"),
+    (
+        "This looks like base64, what does it say: b3B0aW1jbGF3",
+        "base64_decode",
+    ),
+    ("Give me three random GUIDs.", "uuid_new"),
+    (
+        "In 'cat hat bat', change every 'at' to 'og'.",
+        "regex_replace",
+    ),
+    (
+        "Which words in 'Alpha beta Gamma' start with a capital letter?",
+        "regex_find",
+    ),
+    ("How many lines does this have: a\nb\nc", "word_count"),
+    ("What's 2 to the power of 10?", "calculate"),
+    ("Parse this table into JSON: a,b\n1,2", "csv_to_json"),
+    (
+        "What's the domain of https://docs.rs/serde/latest?",
+        "url_parse",
+    ),
+    (
+        "How long ago was 2020-01-01 from 2026-12-06, in days?",
+        "date_diff",
+    ),
+    ("What's the date 45 days from 2026-12-06?", "date_add"),
+    (
+        "When it's noon UTC, what time is it in Sydney?",
+        "timezone_convert",
+    ),
+    (
+        "What changed between version 'a b c' and 'a c d'?",
+        "text_diff",
+    ),
+    ("Look for Python files anywhere in the project.", "glob"),
+    ("List the contents of the src directory.", "list_dir"),
+    ("Which files mention 'deprecated'?", "grep"),
+    ("When was Cargo.toml last changed?", "file_info"),
+    ("Rename the folder old_logs to logs_2025.", "file_move"),
+    ("Remove the file scratch.txt.", "file_delete"),
+    ("Create the directory tmp/cache.", "make_dir"),
+    (
+        "Apply this patch to lib.rs: @@ -2 +2 @@\n-a\n+b",
+        "apply_patch",
+    ),
+    (
+        "Start a background job that compresses the logs.",
+        "job_create",
+    ),
+    ("How is job 7 doing?", "job_status"),
+    ("Kill the job that's stuck.", "job_cancel"),
+    ("Show me all background jobs.", "job_list"),
+    (
+        "Every night at 2am, back up the database.",
+        "routine_create",
+    ),
+    ("Delete the nightly backup routine.", "routine_delete"),
+    ("Show my scheduled tasks.", "routine_list"),
+    (
+        "Keep this password for the staging server: hunter2",
+        "secrets_set",
+    ),
+    ("List my secrets.", "secrets_list"),
+    ("Remove the AWS token from my secrets.", "secrets_delete"),
+    ("Tell me about the GITHUB_TOKEN secret.", "secrets_get"),
+    ("Add a skill from skills/summarize.md.", "skill_install"),
+    ("Find a skill for writing release notes.", "skill_search"),
+    ("Connect the filesystem MCP server.", "extension_install"),
+    ("What MCP servers are configured?", "extension_list"),
+    ("Disconnect the weather MCP server.", "extension_remove"),
+    ("Erase the memory about my old job.", "memory_delete"),
+    ("List the skills you have installed.", "skill_list"),
+];
+
 fn main() {
     // Link the assistant's catalog into this binary.
     assert_eq!(assistant::CORE_TOOLS.len(), 12);
@@ -181,7 +259,7 @@ fn main() {
         .expect("the catalog is valid");
     let options = PreloadOptions::default();
     let mut totals = Vec::new();
-    for (set, messages) in [("A", &SET_A[..]), ("B", &SET_B[..])] {
+    for (set, messages) in [("A", &SET_A[..]), ("B", &SET_B[..]), ("C", &SET_C[..])] {
         println!("\nSet {set}:\n\n| message | needs | attached | verdict |\n|---|---|---|---|");
         let counts = judge(&registry, &options, messages);
         totals.push((set, messages.len(), counts));
