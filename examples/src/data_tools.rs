@@ -18,7 +18,7 @@ enum HashAlgorithm {
 }
 
 /// Hash a text and return the hex digest.
-#[tool(deferred, keywords = ["sha256", "sha512", "digest", "checksum"], read_only)]
+#[tool(deferred, keywords = ["hash", "sha256", "sha512", "digest", "checksum", "fingerprint"], read_only)]
 fn hash_text(
     /// The text.
     text: String,
@@ -67,7 +67,7 @@ fn uuid_new(
 }
 
 /// Replace every match of a regular expression in a text (`$1` refers to groups).
-#[tool(deferred, keywords = ["regex", "substitute", "replace", "sed"],
+#[tool(deferred, keywords = ["regex", "substitute", "replace", "swap", "rewrite", "sed"],
     examples = [{"text": "2024-05-01", "pattern": "(\\d+)-(\\d+)-(\\d+)", "replacement": "$3.$2.$1"}], read_only)]
 fn regex_replace(
     /// The text.
@@ -83,7 +83,7 @@ fn regex_replace(
 }
 
 /// Find every match of a regular expression in a text, with capture groups.
-#[tool(deferred, keywords = ["regex", "match", "extract", "capture"],
+#[tool(deferred, keywords = ["regex", "match", "extract", "capture", "pull out", "occurrences"],
     examples = [{"text": "alice@example.com, bob@example.org", "pattern": "(\\w+)@(\\w+)\\.\\w+"}], read_only)]
 fn regex_find(
     /// The text.
@@ -105,7 +105,7 @@ fn regex_find(
 }
 
 /// Count the characters, words and lines of a text.
-#[tool(deferred, keywords = ["count", "length", "words", "characters", "statistics"], read_only)]
+#[tool(deferred, keywords = ["count", "length", "words", "characters", "lines", "statistics"], read_only)]
 fn word_count(
     /// The text.
     text: String,
@@ -167,7 +167,7 @@ fn csv_to_json(
 }
 
 /// Split a URL into its parts (scheme, host, port, path, query parameters).
-#[tool(deferred, keywords = ["url", "link", "parse", "query string"], read_only)]
+#[tool(deferred, keywords = ["url", "link", "parse", "query string", "domain", "host"], read_only)]
 fn url_parse(
     /// The URL.
     url: String,
@@ -206,7 +206,7 @@ fn parse_datetime(text: &str) -> Result<jiff::Zoned, ToolError> {
 }
 
 /// The time between two dates or date-times, in days, hours and seconds.
-#[tool(deferred, keywords = ["date", "difference", "duration", "days between", "calendar"], read_only)]
+#[tool(deferred, keywords = ["date", "difference", "duration", "days between", "since", "until", "ago", "calendar"], read_only)]
 fn date_diff(
     /// The start (ISO 8601).
     start: String,
@@ -220,7 +220,7 @@ fn date_diff(
 }
 
 /// Add a duration to a date-time, e.g. `P1DT2H`, `3 days`, `-2h 30m`.
-#[tool(deferred, keywords = ["date", "add", "later", "deadline", "calendar"],
+#[tool(deferred, keywords = ["date", "add", "later", "deadline", "future", "calendar"],
     examples = [{"datetime": "2026-01-31T09:00:00Z", "duration": "1 month 2 days"}], read_only)]
 fn date_add(
     /// The date or date-time (ISO 8601).
@@ -239,7 +239,7 @@ fn date_add(
 }
 
 /// Convert a date-time into another IANA time zone.
-#[tool(deferred, keywords = ["timezone", "convert", "time zone", "clock", "utc"],
+#[tool(deferred, keywords = ["timezone", "convert", "time zone", "clock", "utc", "local time", "city"],
     examples = [{"datetime": "2026-03-01T12:00:00Z", "to": "Asia/Tokyo"}], read_only)]
 fn timezone_convert(
     /// The date-time (ISO 8601; with an offset or zone, else UTC).
@@ -254,7 +254,7 @@ fn timezone_convert(
 }
 
 /// Show the differences between two texts as a unified diff.
-#[tool(deferred, keywords = ["diff", "compare", "changes", "difference"], read_only)]
+#[tool(deferred, keywords = ["diff", "compare", "changes", "changed", "difference", "versions"], read_only)]
 fn text_diff(
     /// The original text.
     original: String,

@@ -35,7 +35,7 @@ fn write(path: &std::path::Path, servers: Map<String, Value>) -> Result<(), Tool
 
 /// Add (or replace) an MCP server in the extensions config: a `command`
 /// with `args` and `env` for stdio servers, or a `url` for HTTP servers.
-#[tool(deferred, keywords = ["mcp", "server", "plugin", "integration", "add"], destructive)]
+#[tool(deferred, keywords = ["mcp", "server", "plugin", "integration", "add", "connect", "enable"], destructive)]
 fn extension_install(
     ctx: &ToolContext,
     /// The server's name; its tools are named `name__tool`.
@@ -84,7 +84,7 @@ fn extension_install(
 }
 
 /// List configured MCP servers (environment values hidden).
-#[tool(deferred, keywords = ["mcp", "server", "plugin", "integration", "installed"], read_only)]
+#[tool(deferred, keywords = ["mcp", "server", "plugin", "integration", "installed", "configured", "connected"], read_only)]
 fn extension_list(ctx: &ToolContext) -> Result<Vec<Value>, ToolError> {
     let servers = read(&app(ctx)?.extensions_file)?;
     Ok(servers
@@ -107,7 +107,7 @@ fn extension_list(ctx: &ToolContext) -> Result<Vec<Value>, ToolError> {
 }
 
 /// Remove an MCP server from the extensions config.
-#[tool(deferred, keywords = ["mcp", "server", "plugin", "uninstall", "delete"], destructive, idempotent)]
+#[tool(deferred, keywords = ["mcp", "server", "plugin", "uninstall", "delete", "disconnect", "disable"], destructive, idempotent)]
 fn extension_remove(
     ctx: &ToolContext,
     /// The server's name.

@@ -17,7 +17,7 @@ fn glob_matcher(
 }
 
 /// List the entries of a folder in the workspace.
-#[tool(deferred, keywords = ["ls", "directory", "folder", "files", "browse"], read_only)]
+#[tool(deferred, keywords = ["ls", "directory", "folder", "files", "browse", "contents", "inside"], read_only)]
 fn list_dir(
     ctx: &ToolContext,
     /// Folder relative to the workspace ("." for the root).
@@ -45,7 +45,7 @@ fn list_dir(
 }
 
 /// Find files in the workspace whose paths match a glob such as `**/*.rs`.
-#[tool(deferred, keywords = ["find", "files", "pattern", "wildcard", "search"], read_only)]
+#[tool(deferred, keywords = ["find", "files", "pattern", "wildcard", "search", "extension", "recursive"], read_only)]
 fn glob(
     ctx: &ToolContext,
     /// The glob, relative to the workspace, e.g. `src/**/*.rs`.
@@ -77,7 +77,7 @@ fn glob(
 
 /// Search file contents in the workspace with a regular expression; returns
 /// matching lines with their file and line number.
-#[tool(deferred, keywords = ["search", "find", "text", "regex", "contents"],
+#[tool(deferred, keywords = ["search", "find", "text", "regex", "contents", "mention", "lines containing", "code"],
     examples = [{"pattern": "TODO", "include": "*.rs", "limit": 20}], read_only)]
 fn grep(
     ctx: &ToolContext,
@@ -152,7 +152,7 @@ fn apply_patch(
 }
 
 /// Size, kind and modification time of a path in the workspace.
-#[tool(deferred, keywords = ["stat", "size", "metadata", "exists"], read_only)]
+#[tool(deferred, keywords = ["stat", "size", "metadata", "exists", "modified", "big", "bytes"], read_only)]
 fn file_info(
     ctx: &ToolContext,
     /// Path relative to the workspace.
@@ -196,7 +196,7 @@ fn file_move(
 }
 
 /// Delete a file (or an empty folder) in the workspace.
-#[tool(deferred, keywords = ["remove", "rm", "erase"], destructive, idempotent)]
+#[tool(deferred, keywords = ["remove", "rm", "erase", "trash", "get rid of"], destructive, idempotent)]
 fn file_delete(
     ctx: &ToolContext,
     /// Path relative to the workspace.
@@ -236,7 +236,7 @@ fn make_dir(
 }
 
 /// Delete a memory by id.
-#[tool(deferred, keywords = ["memory", "forget", "remove"], destructive, idempotent)]
+#[tool(deferred, keywords = ["memory", "memories", "forget", "remove", "erase"], destructive, idempotent)]
 fn memory_delete(
     ctx: &ToolContext,
     /// The memory's id (from memory_search).

@@ -8,7 +8,7 @@ use crate::jobs::Routine;
 
 /// Create (or replace) a routine: a cron schedule that creates a background
 /// job each time it fires.
-#[tool(deferred, keywords = ["cron", "schedule", "recurring", "repeat", "timer"],
+#[tool(deferred, keywords = ["cron", "schedule", "recurring", "repeat", "timer", "remind", "reminder", "daily", "periodically"],
     examples = [{"name": "morning-news", "schedule": "0 9 * * MON-FRI", "prompt": "Summarize today's news"}], idempotent)]
 fn routine_create(
     ctx: &ToolContext,
@@ -43,7 +43,7 @@ fn routine_create(
 }
 
 /// List routines with their schedules and next run times.
-#[tool(deferred, keywords = ["cron", "schedule", "recurring"], read_only)]
+#[tool(deferred, keywords = ["cron", "schedule", "scheduled", "recurring", "reminders"], read_only)]
 fn routine_list(ctx: &ToolContext) -> Result<Vec<Routine>, ToolError> {
     app(ctx)?
         .jobs
@@ -52,7 +52,7 @@ fn routine_list(ctx: &ToolContext) -> Result<Vec<Routine>, ToolError> {
 }
 
 /// Delete a routine by name.
-#[tool(deferred, keywords = ["cron", "schedule", "remove", "stop"], destructive, idempotent)]
+#[tool(deferred, keywords = ["cron", "schedule", "remove", "stop", "reminder", "unschedule"], destructive, idempotent)]
 fn routine_delete(
     ctx: &ToolContext,
     /// The routine's name.

@@ -9,7 +9,7 @@ use crate::secrets::SecretInfo;
 /// Store a secret (API key, token, password) under a name, bound to the
 /// URL prefixes it may be sent to. The value is never shown again: use
 /// `{{secret:NAME}}` in http URLs, headers or bodies to those URLs.
-#[tool(deferred, keywords = ["credential", "password", "token", "api key", "store"],
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "store", "save", "keep", "securely"],
     examples = [{"name": "GITHUB_TOKEN", "value": "ghp_example", "allowed_urls": ["https://api.github.com"]}], destructive, idempotent)]
 fn secrets_set(
     ctx: &ToolContext,
@@ -27,7 +27,7 @@ fn secrets_set(
 
 /// Describe a stored secret: its length, a fingerprint and the reference to
 /// use in http requests. The value itself is never returned.
-#[tool(deferred, keywords = ["credential", "password", "token", "api key", "lookup"], read_only)]
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "lookup", "describe", "value"], read_only)]
 fn secrets_get(
     ctx: &ToolContext,
     /// The secret's name.
@@ -37,13 +37,13 @@ fn secrets_get(
 }
 
 /// List the names of stored secrets (never their values).
-#[tool(deferred, keywords = ["credential", "password", "token", "api key"], read_only)]
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "saved", "stored"], read_only)]
 fn secrets_list(ctx: &ToolContext) -> Result<Vec<SecretInfo>, ToolError> {
     app(ctx)?.secrets.list()
 }
 
 /// Delete a stored secret.
-#[tool(deferred, keywords = ["credential", "password", "token", "remove", "revoke"], destructive, idempotent)]
+#[tool(deferred, keywords = ["credential", "password", "token", "api key", "remove", "revoke"], destructive, idempotent)]
 fn secrets_delete(
     ctx: &ToolContext,
     /// The secret's name.

@@ -3,7 +3,8 @@
 //! looking at the search first. Set A (30) was written with the close-pair
 //! rule; set B (41, every deferred tool) later, after set A's misses were
 //! read; set C (40) after set B's were, before the catalog's keywords were
-//! reviewed (so set C alone tells how the review carries over). Each message goes
+//! reviewed; set D (40) after the review, and measured once (what the
+//! review gives on messages it did not see). Each message goes
 //! to a fresh session (so nothing counts as attached before); a message
 //! "holds the tool" when what is attached includes the one it needs: what
 //! a model that never calls `tool_info` needs to do the task.
@@ -250,6 +251,92 @@ const SET_C: [(&str, &str); 40] = [
     ("List the skills you have installed.", "skill_list"),
 ];
 
+/// Set D: (message, the tool it needs).
+const SET_D: [(&str, &str); 40] = [
+    ("Compute the SHA-512 digest of 'secret'.", "hash_text"),
+    (
+        "Encode 'user:pass' in base64 for a basic auth header.",
+        "base64_encode",
+    ),
+    ("What text is hidden in dGVzdA==?", "base64_decode"),
+    ("Make me a UUID for the new order.", "uuid_new"),
+    (
+        "Replace all tabs with spaces in this snippet: 'a\tb'",
+        "regex_replace",
+    ),
+    (
+        "Find all hashtags in 'loving #rust and #wasm'.",
+        "regex_find",
+    ),
+    (
+        "How many characters is 'supercalifragilistic'?",
+        "word_count",
+    ),
+    ("What's 19.99 * 3 plus tax of 8%?", "calculate"),
+    (
+        "Convert this semicolon-separated data into JSON: x;y\n3;4",
+        "csv_to_json",
+    ),
+    (
+        "Break down this link: https://shop.example.com:8443/cart?item=5",
+        "url_parse",
+    ),
+    (
+        "How many weeks are between 2026-01-01 and 2026-12-31?",
+        "date_diff",
+    ),
+    (
+        "What's the deadline if I have 30 days starting 2026-12-06?",
+        "date_add",
+    ),
+    (
+        "Convert 18:00 Paris time to Los Angeles time.",
+        "timezone_convert",
+    ),
+    (
+        "Diff these two config snippets: 'port=80' and 'port=8080'",
+        "text_diff",
+    ),
+    ("Find all the .json files in the repo.", "glob"),
+    ("What files are in the tests folder?", "list_dir"),
+    ("Search the code for 'unwrap()'.", "grep"),
+    ("How large is data.csv?", "file_info"),
+    ("Move build.log to logs/build.log.", "file_move"),
+    ("Delete old.txt from the workspace.", "file_delete"),
+    ("Make a folder named reports.", "make_dir"),
+    (
+        "Patch README.md with this diff: @@ -1 +1 @@\n-Hi\n+Hello",
+        "apply_patch",
+    ),
+    (
+        "Run a job in the background to rebuild the index.",
+        "job_create",
+    ),
+    ("Has job 12 finished?", "job_status"),
+    ("Cancel job 9.", "job_cancel"),
+    ("Which background jobs have run today?", "job_list"),
+    ("Remind me daily at 8 to drink water.", "routine_create"),
+    ("Which routines are set up?", "routine_list"),
+    ("Stop the weekly report routine.", "routine_delete"),
+    ("Store this API key for OpenAI: sk-abc", "secrets_set"),
+    ("What secrets do I have?", "secrets_list"),
+    ("Revoke the Slack token.", "secrets_delete"),
+    ("Look up the secret named NPM_TOKEN.", "secrets_get"),
+    (
+        "Install a skill from this markdown: ---\nname: greet\n---",
+        "skill_install",
+    ),
+    ("Remove the greet skill.", "skill_remove"),
+    ("Add the postgres MCP server.", "extension_install"),
+    ("Which MCP servers do I have?", "extension_list"),
+    ("Uninstall the postgres MCP server.", "extension_remove"),
+    ("Delete the memory with id 3.", "memory_delete"),
+    (
+        "Which skills could help me write a blog post?",
+        "skill_search",
+    ),
+];
+
 fn main() {
     // Link the assistant's catalog into this binary.
     assert_eq!(assistant::CORE_TOOLS.len(), 12);
@@ -259,7 +346,12 @@ fn main() {
         .expect("the catalog is valid");
     let options = PreloadOptions::default();
     let mut totals = Vec::new();
-    for (set, messages) in [("A", &SET_A[..]), ("B", &SET_B[..]), ("C", &SET_C[..])] {
+    for (set, messages) in [
+        ("A", &SET_A[..]),
+        ("B", &SET_B[..]),
+        ("C", &SET_C[..]),
+        ("D", &SET_D[..]),
+    ] {
         println!("\nSet {set}:\n\n| message | needs | attached | verdict |\n|---|---|---|---|");
         let counts = judge(&registry, &options, messages);
         totals.push((set, messages.len(), counts));
