@@ -9,7 +9,10 @@
 //! "holds the tool" when what is attached includes the one it needs: what
 //! a model that never calls `tool_info` needs to do the task.
 //!
-//! Usage: `cargo run --release -p optimclaw-bench --bin preload`.
+//! Usage: `cargo run --release -p optimclaw-bench --bin preload`; with
+//! vectors fused in (all-MiniLM-L6-v2, `bash tests/embed/fetch_minilm.sh
+//! target/models` prints its folder): `cargo run --release -p
+//! optimclaw-bench --features minilm --bin preload -- MODEL_DIR`.
 
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, Registry, Session};
@@ -340,8 +343,8 @@ const SET_D: [(&str, &str); 40] = [
 fn main() {
     // Link the assistant's catalog into this binary.
     assert_eq!(assistant::CORE_TOOLS.len(), 12);
-    let registry = Registry::builder()
-        .lazy(LazyConfig::lazy())
+    let builder = Registry::builder().lazy(LazyConfig::lazy());
+    let registry = with_vectors(builder, std::env::args().nth(1))
         .build()
         .expect("the catalog is valid");
     let options = PreloadOptions::default();
@@ -363,6 +366,35 @@ fn main() {
             options.max_tools
         );
     }
+}
+
+/// The builder with vector search when a model folder is given.
+#[cfg(feature = "minilm")]
+fn with_vectors(
+    builder: optimclaw::RegistryBuilder,
+    model_dir: Option<String>,
+) -> optimclaw::RegistryBuilder {
+    match model_dir {
+        Some(dir) => {
+            let model = optimclaw::embed::MiniLm::from_dir(&dir).expect("the model folder loads");
+            println!("Vectors: all-MiniLM-L6-v2 from {dir}, fused with keywords.");
+            builder.embedder(std::sync::Arc::new(model))
+        }
+        None => builder,
+    }
+}
+
+/// The builder as it is: vectors need the `minilm` feature.
+#[cfg(not(feature = "minilm"))]
+fn with_vectors(
+    builder: optimclaw::RegistryBuilder,
+    model_dir: Option<String>,
+) -> optimclaw::RegistryBuilder {
+    assert!(
+        model_dir.is_none(),
+        "a model folder needs the `minilm` feature (--features minilm)"
+    );
+    builder
 }
 
 /// Prints a row per message; returns how many hold the tool, carry only a

@@ -10,6 +10,12 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+/// Quantifiers NLTK's list lacks beside its `few` and `more`: "how many",
+/// "how much" open a question and say nothing of what it needs (a tool
+/// whose parameter reads "How many." drew "How many weeks are between two
+/// dates?" from the date tools).
+const EXTRA_STOP_WORDS: [&str; 2] = ["many", "much"];
+
 pub(super) fn stop_words() -> &'static HashSet<&'static str> {
     static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
     WORDS.get_or_init(|| {
@@ -17,6 +23,7 @@ pub(super) fn stop_words() -> &'static HashSet<&'static str> {
             .unwrap_or_default()
             .iter()
             .copied()
+            .chain(EXTRA_STOP_WORDS)
             .collect()
     })
 }
@@ -326,6 +333,9 @@ mod tests {
         let mut out = Vec::new();
         analyze("Creating the jobs of 12 users", &mut out);
         assert_eq!(out, ["creat", "job", "user"]);
+        out.clear();
+        analyze("How many weeks, how much money?", &mut out);
+        assert_eq!(out, ["week", "money"]);
     }
 
     #[test]
