@@ -37,14 +37,30 @@ impl SearchIndex {
         let mut seen_words: HashSet<String> = HashSet::default();
         let mut terms: Vec<String> = Vec::new();
         let mut words: HashMap<String, Vec<String>> = HashMap::default();
+        // The two words before, to tell a hyphenated variant's joined form
+        // (`sha`, `256`, then `sha256`).
+        let (mut before, mut last) = (String::new(), String::new());
         split_words(query, |w| {
+            let joined = !before.is_empty()
+                && w.len() == before.len() + last.len()
+                && w.starts_with(before.as_str())
+                && w.ends_with(last.as_str())
+                && last.bytes().all(|b| b.is_ascii_digit());
+            std::mem::swap(&mut before, &mut last);
+            last.clear();
+            last.push_str(w);
             // Each distinct word is stemmed once: a pasted document repeats
             // its words many times.
             if !is_term(w) || seen_words.contains(w) {
                 return;
             }
-            seen_words.insert(w.to_owned());
             let stem = stemmer().stem(w).into_owned();
+            if joined && !self.vocab.contains_key(&stem) {
+                // The joined form helps only where a tool writes it; a word
+                // no tool has would only weaken the match.
+                return;
+            }
+            seen_words.insert(w.to_owned());
             match words.get_mut(&stem) {
                 Some(forms) => forms.push(w.to_owned()),
                 None => {
@@ -96,5 +112,38 @@ impl SearchIndex {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DynamicTool, LazyConfig, Registry};
+    use serde_json::json;
+
+    fn registry(description: &str) -> Registry {
+        Registry::builder()
+            .without_linked()
+            .lazy(LazyConfig::lazy())
+            .tools([DynamicTool::new(
+                "encode_text",
+                description,
+                json!({"type": "object", "properties": {}}),
+            )])
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_joined_variant_is_searched_only_where_a_tool_writes_it() {
+        let query = "the UTF-16 bytes";
+        // No tool writes `utf16`: a word no tool has would only weaken the
+        // match, so the query is searched as "UTF 16" would be.
+        let spaced = registry("Encode a text as UTF 16 bytes.");
+        let terms = spaced.search_index().query_terms(query).terms;
+        assert_eq!(terms, ["byte", "utf"]);
+        // A tool writes it: it is searched.
+        let joined = registry("Encode a text as utf16 bytes.");
+        let terms = joined.search_index().query_terms(query).terms;
+        assert_eq!(terms, ["byte", "utf", "utf16"]);
     }
 }
