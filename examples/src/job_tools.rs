@@ -13,7 +13,7 @@ fn db_err(e: rusqlite::Error) -> ToolError {
 /// Create a new background job with the given prompt and priority. With
 /// `tool` and `arguments` the job runs that tool call in the background.
 #[tool(
-    deferred, keywords = ["background", "start", "run", "launch", "kick off", "long-running", "task", "queue", "async"],
+    deferred, keywords = ["background", "start", "launch", "kick off", "long-running", "task", "queue", "async"],
     examples = [{"prompt": "Summarize today's news", "priority": 3}, {"prompt": "Check the disk", "tool": "shell", "arguments": {"command": "df -h"}, "timeout_secs": 60}]
 )]
 fn job_create(

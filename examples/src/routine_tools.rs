@@ -8,7 +8,7 @@ use crate::jobs::Routine;
 
 /// Create (or replace) a routine: a cron schedule that creates a background
 /// job each time it fires.
-#[tool(deferred, keywords = ["cron", "schedule", "recurring", "repeat", "timer", "remind", "reminder", "daily", "periodically"],
+#[tool(deferred, keywords = ["cron", "schedule", "recurring", "repeat", "timer", "every", "remind", "reminder", "daily", "periodically"],
     examples = [{"name": "morning-news", "schedule": "0 9 * * MON-FRI", "prompt": "Summarize today's news"}], idempotent)]
 fn routine_create(
     ctx: &ToolContext,
