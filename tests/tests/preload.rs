@@ -16,6 +16,15 @@ fn text_parameter() -> Value {
     json!({"type": "object", "properties": {"text": {"type": "string", "description": "The text."}}, "additionalProperties": false})
 }
 
+/// A schema of `count` string parameters (`p0`, `p1`, …): long, with no
+/// word a message could match.
+fn string_parameters(count: usize) -> Value {
+    let properties: serde_json::Map<String, Value> = (0..count)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    json!({"type": "object", "properties": properties})
+}
+
 /// A catalog where "the area of a circle" matches two twins equally;
 /// `twin_parameters` is the schema of `area_of_circle`.
 fn catalog(twin_parameters: Value) -> Registry {
@@ -78,10 +87,7 @@ fn a_close_pair_of_short_schemas_goes_together() {
 fn a_close_pair_with_a_long_schema_is_not_attached() {
     // Many parameters make `area_of_circle`'s schema longer than a close
     // pair may carry; the words that match stay the same.
-    let properties: serde_json::Map<String, Value> = (0..60)
-        .map(|i| (format!("p{i}"), json!({"type": "string"})))
-        .collect();
-    let long = json!({"type": "object", "properties": properties});
+    let long = string_parameters(60);
     assert!(long.to_string().len() > PRELOAD_CLOSE_MAX_CHARS);
     let registry = catalog(long);
     assert!(
@@ -105,10 +111,7 @@ fn a_schema_longer_than_a_message_may_carry_is_left_out() {
     // `base64_encode` stands out for this message, and its schema (about
     // 2,800 characters) is longer than the default cap, shorter than the
     // old one (6,000).
-    let properties: serde_json::Map<String, Value> = (0..120)
-        .map(|i| (format!("p{i}"), json!({"type": "string"})))
-        .collect();
-    let long = json!({"type": "object", "properties": properties});
+    let long = string_parameters(120);
     let options = PreloadOptions::default();
     assert!(long.to_string().len() > options.max_chars);
     let registry = Registry::builder()

@@ -5,7 +5,7 @@
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::SearchIndex;
-use super::text::{is_term, split_words, stemmer};
+use super::text::{is_term, split_marked, stemmer};
 
 /// Most distinct terms a query is searched by. A request of several
 /// sentences holds 20–40; past this the rarest ones in the catalog are
@@ -37,18 +37,7 @@ impl SearchIndex {
         let mut seen_words: HashSet<String> = HashSet::default();
         let mut terms: Vec<String> = Vec::new();
         let mut words: HashMap<String, Vec<String>> = HashMap::default();
-        // The two words before, to tell a hyphenated variant's joined form
-        // (`sha`, `256`, then `sha256`).
-        let (mut before, mut last) = (String::new(), String::new());
-        split_words(query, |w| {
-            let joined = !before.is_empty()
-                && w.len() == before.len() + last.len()
-                && w.starts_with(before.as_str())
-                && w.ends_with(last.as_str())
-                && last.bytes().all(|b| b.is_ascii_digit());
-            std::mem::swap(&mut before, &mut last);
-            last.clear();
-            last.push_str(w);
+        split_marked(query, |w, joined| {
             // Each distinct word is stemmed once: a pasted document repeats
             // its words many times.
             if !is_term(w) || seen_words.contains(w) {

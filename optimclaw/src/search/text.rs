@@ -122,7 +122,7 @@ struct TimesReader<F> {
     held: bool,
 }
 
-impl<F: FnMut(&str)> TimesReader<F> {
+impl<F: FnMut(&str, bool)> TimesReader<F> {
     fn new(emit: F) -> Self {
         Self {
             emit,
@@ -131,12 +131,13 @@ impl<F: FnMut(&str)> TimesReader<F> {
         }
     }
 
-    fn word(&mut self, word: &str) {
+    /// Passes `word` on (`joined`: a hyphenated variant's joined form).
+    fn word(&mut self, word: &str, joined: bool) {
         let number = word.bytes().all(|b| b.is_ascii_digit());
         if std::mem::take(&mut self.held) {
-            (self.emit)("times");
+            (self.emit)("times", false);
             if number {
-                (self.emit)("multiply");
+                (self.emit)("multiply", false);
             }
         }
         if self.after_number && word == "times" {
@@ -144,13 +145,13 @@ impl<F: FnMut(&str)> TimesReader<F> {
             self.after_number = false;
             return;
         }
-        (self.emit)(word);
+        (self.emit)(word, joined);
         self.after_number = number;
     }
 
     fn finish(mut self) {
         if self.held {
-            (self.emit)("times");
+            (self.emit)("times", false);
         }
     }
 }
@@ -169,13 +170,13 @@ fn variant_of(word: &str, sep: char, next: Option<char>) -> Option<String> {
 
 /// Emits `word`; when it is the number after a hyphenated name
 /// ([`variant_of`]), also the two joined (`sha`, `256`, then `sha256`).
-fn emit_joined(word: &str, variant: &mut Option<String>, emit: &mut impl FnMut(&str)) {
-    emit(word);
+fn emit_joined(word: &str, variant: &mut Option<String>, emit: &mut impl FnMut(&str, bool)) {
+    emit(word, false);
     if let Some(mut name) = variant.take()
         && word.bytes().all(|b| b.is_ascii_digit())
     {
         name.push_str(word);
-        emit(&name);
+        emit(&name, true);
     }
 }
 
@@ -185,9 +186,16 @@ fn emit_joined(word: &str, variant: &mut Option<String>, emit: &mut impl FnMut(&
 /// `6`, `multiply`, `7`), "times" between numbers adds `multiply`, and a
 /// hyphenated variant is also one word (`SHA-256` → `sha`, `256`,
 /// `sha256`).
-pub fn split_words(text: &str, emit: impl FnMut(&str)) {
+pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
+    split_marked(text, |w, _| emit(w));
+}
+
+/// [`split_words`], telling each word's `emit` whether it is a hyphenated
+/// variant's joined form (`sha256` of `SHA-256`), which a request searches
+/// only where a tool writes it.
+pub(super) fn split_marked(text: &str, emit: impl FnMut(&str, bool)) {
     let mut reader = TimesReader::new(emit);
-    let mut emit = |w: &str| reader.word(w);
+    let mut emit = |w: &str, joined: bool| reader.word(w, joined);
     if text.is_ascii() {
         split_ascii(text.as_bytes(), &mut emit);
     } else {
@@ -197,7 +205,7 @@ pub fn split_words(text: &str, emit: impl FnMut(&str)) {
 }
 
 /// [`split_words`] for text with non-ASCII characters.
-fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
+fn split_unicode(text: &str, emit: &mut impl FnMut(&str, bool)) {
     let mut word = String::new();
     let mut variant = None;
     let chars: Vec<char> = text.chars().collect();
@@ -212,7 +220,7 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
             if let Some((sign, beside)) = sign_word(c)
                 && beside_digit(at, i, beside)
             {
-                emit(sign);
+                emit(sign, false);
             }
             continue;
         }
@@ -235,7 +243,7 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str)) {
 
 /// [`split_words`] for ASCII text, without allocating per text: the index
 /// splits about a million words at 10k tools.
-fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
+fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str, bool)) {
     let mut word = String::with_capacity(32);
     let mut variant = None;
     let at = |j: usize| bytes.get(j).map(|&b| char::from(b));
@@ -249,7 +257,7 @@ fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str)) {
             if let Some((sign, beside)) = sign_word(char::from(b))
                 && beside_digit(at, i, beside)
             {
-                emit(sign);
+                emit(sign, false);
             }
             continue;
         }
