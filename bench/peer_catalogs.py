@@ -61,4 +61,5 @@ def main():
         print(f"| {s['name']} | {hit1 / n:.3f} | {hit5 / n:.3f} | {r} |")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -113,7 +113,7 @@ fn word_count(
     json!({"characters": text.chars().count(), "words": text.split_whitespace().count(), "lines": text.lines().count(), "bytes": text.len()})
 }
 
-/// Evaluate an arithmetic expression, e.g. `(3 + 4) * 2 ^ 3` or `math::sqrt(2)`.
+/// Evaluate arithmetic, e.g. `(3 + 4) * 2 ^ 3` (a power) or `math::sqrt(2)` (a square root).
 #[tool(deferred, keywords = ["math", "arithmetic", "calculator", "compute", "evaluate",
     "plus", "minus", "times", "multiply", "divide", "sum", "percent"],
     examples = [{"expression": "(3 + 4) * 2.5"}], read_only)]

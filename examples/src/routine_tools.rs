@@ -52,7 +52,7 @@ fn routine_list(ctx: &ToolContext) -> Result<Vec<Routine>, ToolError> {
 }
 
 /// Delete a routine by name.
-#[tool(deferred, keywords = ["cron", "schedule", "remove", "stop", "reminder", "unschedule"], destructive, idempotent)]
+#[tool(deferred, keywords = ["cron", "schedule", "remove", "stop", "cancel", "reminder", "unschedule"], destructive, idempotent)]
 fn routine_delete(
     ctx: &ToolContext,
     /// The routine's name.

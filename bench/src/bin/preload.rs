@@ -4,7 +4,9 @@
 //! rule; set B (41, every deferred tool) later, after set A's misses were
 //! read; set C (40) after set B's were, before the catalog's keywords were
 //! reviewed; set D (40) after the review, and measured once (what the
-//! review gives on messages it did not see). Each message goes
+//! review gives on messages it did not see); set E (41, every deferred
+//! tool) at the start of the next release, measured once before anything
+//! else changed. Each message goes
 //! to a fresh session (so nothing counts as attached before); a message
 //! "holds the tool" when what is attached includes the one it needs: what
 //! a model that never calls `tool_info` needs to do the task.
@@ -340,6 +342,115 @@ const SET_D: [(&str, &str); 40] = [
     ),
 ];
 
+/// Set E: written after set D was measured, before anything else changed,
+/// and measured once.
+const SET_E: [(&str, &str); 41] = [
+    (
+        "Apply this unified diff to src/main.rs:\n--- a/src/main.rs\n+++ b/src/main.rs\n@@ -1 +1 @@\n-fn main() {}\n+fn main() { run(); }",
+        "apply_patch",
+    ),
+    (
+        "Someone sent me 'aGVsbG8=', what does it decode to?",
+        "base64_decode",
+    ),
+    (
+        "Give me the base64 form of my API username 'admin'.",
+        "base64_encode",
+    ),
+    ("What's the square root of 1764?", "calculate"),
+    (
+        "Turn this CSV into JSON objects: name,age\nann,31\nbob,27",
+        "csv_to_json",
+    ),
+    ("What date is 90 days after 2027-02-14?", "date_add"),
+    (
+        "How many days from 2026-12-06 until 2027-01-01?",
+        "date_diff",
+    ),
+    (
+        "Connect the GitHub MCP server so I can use its tools.",
+        "extension_install",
+    ),
+    (
+        "Show me the extensions that are installed.",
+        "extension_list",
+    ),
+    (
+        "Disconnect the slack extension, I don't need it anymore.",
+        "extension_remove",
+    ),
+    ("Remove the file tmp/cache.bin.", "file_delete"),
+    ("When was notes.md last modified?", "file_info"),
+    ("Rename draft.txt to final.txt.", "file_move"),
+    ("Which files match **/*.toml?", "glob"),
+    ("Where in the project is the string TODO mentioned?", "grep"),
+    ("Hash 'hello world' with SHA-256 for me.", "hash_text"),
+    (
+        "Stop the background job job-42, it's taking too long.",
+        "job_cancel",
+    ),
+    (
+        "Start a long-running background task that rebuilds the search index.",
+        "job_create",
+    ),
+    ("What background jobs are running right now?", "job_list"),
+    ("Is job 7 finished yet?", "job_status"),
+    ("Show me what's inside the docs directory.", "list_dir"),
+    ("Create a folder called reports/2026.", "make_dir"),
+    (
+        "Forget the note you saved about my old address.",
+        "memory_delete",
+    ),
+    (
+        "Extract every phone number from this text: call 555-1234 or 555-9876.",
+        "regex_find",
+    ),
+    (
+        "Swap all double spaces for single spaces in: 'a  b  c'.",
+        "regex_replace",
+    ),
+    (
+        "Every Monday at 9am, remind me to send the weekly report.",
+        "routine_create",
+    ),
+    (
+        "Cancel my daily standup reminder routine.",
+        "routine_delete",
+    ),
+    ("Which routines have I set up?", "routine_list"),
+    ("Delete the OPENAI_KEY secret.", "secrets_delete"),
+    (
+        "Read the value of the secret named DB_PASSWORD.",
+        "secrets_get",
+    ),
+    ("List the names of all stored secrets.", "secrets_list"),
+    (
+        "Store my Stripe key sk_test_123 as a secret called STRIPE_KEY.",
+        "secrets_set",
+    ),
+    ("Install the pdf-summary skill.", "skill_install"),
+    ("What skills are installed?", "skill_list"),
+    ("Uninstall the translate skill.", "skill_remove"),
+    ("Is there a skill for making slide decks?", "skill_search"),
+    (
+        "What changed between 'the quick fox' and 'the quick brown fox'?",
+        "text_diff",
+    ),
+    (
+        "It's 9am in Tokyo, what time is that in London?",
+        "timezone_convert",
+    ),
+    (
+        "What's the host and query string of https://api.example.org/v2/items?page=3&sort=asc?",
+        "url_parse",
+    ),
+    ("I need a random v4 UUID.", "uuid_new"),
+    (
+        "Count the words in this paragraph: The rain in Spain stays mainly in the plain.",
+        "word_count",
+    ),
+];
+
 fn main() {
     // Link the assistant's catalog into this binary.
     assert_eq!(assistant::CORE_TOOLS.len(), 12);
@@ -354,6 +465,7 @@ fn main() {
         ("B", &SET_B[..]),
         ("C", &SET_C[..]),
         ("D", &SET_D[..]),
+        ("E", &SET_E[..]),
     ] {
         println!("\nSet {set}:\n\n| message | needs | attached | verdict |\n|---|---|---|---|");
         let counts = judge(&registry, &options, messages);
