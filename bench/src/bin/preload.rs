@@ -6,7 +6,8 @@
 //! reviewed; set D (40) after the review, and measured once (what the
 //! review gives on messages it did not see); set E (41, every deferred
 //! tool) at the start of the next release, measured once before anything
-//! else changed. Each message goes
+//! else changed; set F (30, tasks stated as a test script states them)
+//! after E's changes, measured once. Each message goes
 //! to a fresh session (so nothing counts as attached before); a message
 //! "holds the tool" when what is attached includes the one it needs: what
 //! a model that never calls `tool_info` needs to do the task.
@@ -451,6 +452,68 @@ const SET_E: [(&str, &str); 41] = [
     ),
 ];
 
+/// Set F: short requests as a test script states a task, written after
+/// set E's changes, before anything else, and measured once.
+const SET_F: [(&str, &str); 30] = [
+    ("Base64-encode the string 'optimclaw'.", "base64_encode"),
+    ("Decode the base64 string 'Zm9vYmFy'.", "base64_decode"),
+    ("Compute the MD5 hash of 'abc'.", "hash_text"),
+    ("Generate two UUIDs.", "uuid_new"),
+    ("Calculate (17 + 25) * 3.", "calculate"),
+    ("What is 15% of 80?", "calculate"),
+    ("Count the lines in 'a\nb\nc'.", "word_count"),
+    ("Convert the CSV 'id,name\n1,Ann' to JSON.", "csv_to_json"),
+    (
+        "Parse the URL https://example.org/search?q=rust&page=2.",
+        "url_parse",
+    ),
+    (
+        "How many hours are between 2026-01-01T00:00:00Z and 2026-01-02T06:00:00Z?",
+        "date_diff",
+    ),
+    ("Add 2 weeks to 2026-03-10.", "date_add"),
+    (
+        "Convert 2026-07-04T15:00:00Z to America/New_York time.",
+        "timezone_convert",
+    ),
+    (
+        "Show a unified diff of 'alpha beta' against 'alpha gamma'.",
+        "text_diff",
+    ),
+    (
+        "Use a regex to find all words starting with 'b' in 'big blue box'.",
+        "regex_find",
+    ),
+    (
+        "Use a regex to replace digits with '#' in 'a1b2'.",
+        "regex_replace",
+    ),
+    ("List the files in the workspace root.", "list_dir"),
+    ("Find all *.md files in the workspace.", "glob"),
+    ("Search all files for the word 'panic'.", "grep"),
+    ("Get the size of README.md.", "file_info"),
+    ("Move notes.txt into the archive folder.", "file_move"),
+    ("Delete the file scratch.txt.", "file_delete"),
+    ("Create the directory out/reports.", "make_dir"),
+    (
+        "Apply this patch to lib.rs:\n--- a/lib.rs\n+++ b/lib.rs\n@@ -1 +1 @@\n-old\n+new",
+        "apply_patch",
+    ),
+    ("Start a background job that runs the tests.", "job_create"),
+    ("List all background jobs.", "job_list"),
+    ("Cancel job job-1234.", "job_cancel"),
+    (
+        "Schedule a routine that runs every day at 7am to fetch the news.",
+        "routine_create",
+    ),
+    ("List my routines.", "routine_list"),
+    (
+        "Save the secret API_TOKEN with value abc123.",
+        "secrets_set",
+    ),
+    ("List the installed skills.", "skill_list"),
+];
+
 fn main() {
     // Link the assistant's catalog into this binary.
     assert_eq!(assistant::CORE_TOOLS.len(), 12);
@@ -466,6 +529,7 @@ fn main() {
         ("C", &SET_C[..]),
         ("D", &SET_D[..]),
         ("E", &SET_E[..]),
+        ("F", &SET_F[..]),
     ] {
         println!("\nSet {set}:\n\n| message | needs | attached | verdict |\n|---|---|---|---|");
         let counts = judge(&registry, &options, messages);
