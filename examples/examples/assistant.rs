@@ -12,7 +12,7 @@ use assistant::cli::serve::ServeOptions;
 use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
-use optimclaw::agent::{CacheTtl, PromptCache};
+use optimclaw::agent::{CacheTtl, Compaction, PromptCache};
 use optimclaw::mcp::HttpLimits;
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
 use serde_json::Value;
@@ -219,6 +219,12 @@ enum Command {
         /// Show the model's answer as it streams in.
         #[arg(long)]
         stream: bool,
+        /// Leave the oldest exchanges out of requests once the history passes this many tokens (default: never).
+        #[arg(long)]
+        compact_at: Option<usize>,
+        /// What a compaction keeps of the history, in tokens [default: a third of --compact-at].
+        #[arg(long, requires = "compact_at")]
+        compact_to: Option<usize>,
     },
     /// Search the tools of the given manifests (or the catalog without one).
     Search {
@@ -386,7 +392,21 @@ async fn run(cli: Cli) -> Result<(), String> {
             cache_ttl,
             prompt_cache_key,
             stream,
+            compact_at,
+            compact_to,
         } => {
+            let compaction = match (compact_at, compact_to) {
+                (Some(0), _) => {
+                    return Err("--compact-at must be a number of tokens above 0".into());
+                }
+                (Some(at), Some(to)) if to > at => {
+                    return Err(format!(
+                        "--compact-to ({to}) must not be above --compact-at ({at}): a compaction keeps less than what starts it"
+                    ));
+                }
+                (Some(at), to) => Some(Compaction::new(at, to.unwrap_or(at / 3))),
+                (None, _) => None,
+            };
             let mode = chosen_mode(eager, lazy_flag, &registry);
             let strategy = strategy
                 .map(|name| {
@@ -411,6 +431,7 @@ async fn run(cli: Cli) -> Result<(), String> {
                 .ok_or_else(|| format!("unknown --cache-ttl {cache_ttl:?}; use 5m or 1h"))?;
             settings.prompt_cache_key = prompt_cache_key;
             settings.stream = stream;
+            settings.compaction = compaction;
             cli::chat::run(&app, registry, settings, once).await
         }
         Command::Search { .. } => unreachable!("handled above"),

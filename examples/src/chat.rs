@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use optimclaw::agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, ModelConfig, PromptCache, WireFormat,
+    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ModelConfig, PromptCache, WireFormat,
 };
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
@@ -52,6 +52,8 @@ pub struct ChatSettings {
     pub prompt_cache_key: Option<String>,
     /// Show the model's text as it streams in.
     pub stream: bool,
+    /// Leave the oldest exchanges out of long histories.
+    pub compaction: Option<Compaction>,
 }
 
 impl ChatSettings {
@@ -79,6 +81,7 @@ impl ChatSettings {
             cache_ttl: CacheTtl::default(),
             prompt_cache_key: None,
             stream: false,
+            compaction: None,
         })
     }
 
@@ -94,7 +97,8 @@ impl ChatSettings {
             .preload(self.preload.then(PreloadOptions::default))
             .cache(self.cache, self.cache_ttl)
             .stream(self.stream)
-            .code_mode(self.lazy.code_mode);
+            .code_mode(self.lazy.code_mode)
+            .compaction(self.compaction);
         let options = match &self.prompt_cache_key {
             Some(key) => options.prompt_cache_key(key.clone()),
             None => options,
@@ -140,6 +144,9 @@ pub fn describe_event(event: &AgentEvent<'_>) -> Option<String> {
             "  (retrying in {:.1} s: {})",
             wait.as_secs_f64(),
             clip(reason, 160)
+        )),
+        AgentEvent::Compacted { turns, kept_tokens } => Some(format!(
+            "  (history compacted: {turns} earlier turn(s) left out of requests, {kept_tokens} tokens kept)"
         )),
         _ => None,
     }

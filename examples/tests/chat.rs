@@ -70,6 +70,7 @@ fn settings(base: &str) -> ChatSettings {
         cache_ttl: CacheTtl::default(),
         prompt_cache_key: None,
         stream: false,
+        compaction: None,
     }
 }
 

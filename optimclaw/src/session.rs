@@ -107,7 +107,7 @@ impl Session {
 
     fn loaded_guard(&self) -> std::sync::MutexGuard<'_, Vec<String>> {
         // A panic elsewhere cannot leave the list half-written: every
-        // update is a single push.
+        // update is a single push or retain.
         self.inner
             .loaded
             .lock()
@@ -122,6 +122,30 @@ impl Session {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// Forgets that tools were attached (the message that carried them
+    /// is no longer sent), so they may be attached again.
+    #[cfg(feature = "agent")]
+    pub(crate) fn detach(&self, names: &[String]) {
+        if names.is_empty() {
+            return;
+        }
+        self.inner
+            .attached
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .retain(|a| !names.contains(a));
+    }
+
+    /// Forgets that tools were loaded (the turns that showed their schemas
+    /// are no longer sent).
+    #[cfg(feature = "agent")]
+    pub(crate) fn unload(&self, names: &[String]) {
+        if names.is_empty() {
+            return;
+        }
+        self.loaded_guard().retain(|n| !names.contains(n));
     }
 
     /// Records tools as attached to a message.

@@ -1045,3 +1045,84 @@ fn replay_failing() -> Replay {
 fn agent_at(replay: &Replay) -> Agent {
     agent(replay, WireFormat::OpenAiChat, options())
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_leaves_old_exchanges_out_keeps_the_transcript_and_attaches_again() {
+    let story =
+        "Tell me about the history of the lighthouse keepers' guild in great detail. ".repeat(12);
+    let replay = replay(vec![
+        anthropic_calls(&[(
+            "toolu_1",
+            "call_tool",
+            json!({"name": "weather_forecast", "arguments": {"city": "Paris"}}),
+        )]),
+        anthropic_text("Sunny in Paris."),
+        anthropic_text("The guild kept the lights."),
+        anthropic_text("And kept them well."),
+        anthropic_calls(&[(
+            "toolu_2",
+            "call_tool",
+            json!({"name": "weather_forecast", "arguments": {"city": "Rome"}}),
+        )]),
+        anthropic_text("Sunny in Rome."),
+    ]);
+    let options = options()
+        .strategy(LoadStrategy::Bridge)
+        .preload(Some(optimclaw::preload::PreloadOptions::default()))
+        .compaction(Some(optimclaw::agent::Compaction::new(500, 250)));
+    let mut agent = agent(&replay, WireFormat::AnthropicMessages, options);
+    agent
+        .send("What is the weather forecast in Paris?")
+        .await
+        .unwrap();
+    agent.send(&story).await.unwrap();
+    let mut compacted = Vec::new();
+    agent
+        .send_with(&story, |event| {
+            if let AgentEvent::Compacted { turns, kept_tokens } = event {
+                compacted.push((turns, kept_tokens));
+            }
+        })
+        .await
+        .unwrap();
+    // The third message outgrew 500 tokens: the first two exchanges are
+    // left out, at once, down to what fits in 250 (the new message).
+    assert_eq!(compacted.len(), 1, "{compacted:?}");
+    let (turns, kept) = compacted[0];
+    assert_eq!(
+        turns, 7,
+        "user, attachment, call, results, text; user, text"
+    );
+    assert!(kept <= 250, "{kept}");
+    let seen = replay.seen();
+    let third = &seen[3].body["messages"];
+    assert_eq!(third.as_array().unwrap().len(), 1);
+    assert_eq!(third[0]["role"], "user");
+    assert_eq!(third[0]["content"][0]["text"], story.as_str());
+    // The transcript keeps every turn; the history is what is sent.
+    assert_eq!(agent.transcript().len(), 9);
+    assert_eq!(agent.history().len(), 2);
+    // The attachment went with its exchange: the tool is attached again.
+    agent
+        .send("And the weather forecast in Rome?")
+        .await
+        .unwrap();
+    let seen = replay.seen();
+    let last = seen[4].body["messages"].as_array().unwrap();
+    let asked = &last[last.len() - 1]["content"];
+    assert_eq!(asked[0]["text"], "And the weather forecast in Rome?");
+    assert!(
+        asked[1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("\"name\":\"weather_forecast\""),
+        "{asked}"
+    );
+    // No compaction while the history fits; the call went through.
+    assert_eq!(last.len(), 3);
+    assert_eq!(
+        replay.seen()[5].body["messages"].as_array().unwrap().len(),
+        5
+    );
+    replay.dump(WireFormat::AnthropicMessages, "compaction");
+}

@@ -6,6 +6,7 @@ use crate::config::LoadStrategy;
 use crate::preload::PreloadOptions;
 
 use super::cache::{CacheTtl, PromptCache};
+use super::compact::Compaction;
 
 /// How the loop behaves. The defaults suit an interactive assistant;
 /// change them with the setters:
@@ -91,6 +92,11 @@ pub struct AgentOptions {
     /// without. A registry in code mode is in code mode whatever this says.
     /// Default off.
     pub code_mode: bool,
+    /// Leave the oldest exchanges out of requests once the history grows
+    /// past a budget ([`Compaction`]); the transcript keeps them. Tools
+    /// attached in what is left out may be attached again. Default off:
+    /// every request carries the whole conversation.
+    pub compaction: Option<Compaction>,
 }
 
 impl Default for AgentOptions {
@@ -115,6 +121,7 @@ impl Default for AgentOptions {
             stream: false,
             stream_idle_timeout: Duration::from_secs(60),
             code_mode: false,
+            compaction: None,
         }
     }
 }
@@ -226,6 +233,13 @@ impl AgentOptions {
     #[must_use]
     pub fn prompt_cache_key(mut self, key: impl Into<String>) -> Self {
         self.prompt_cache_key = Some(key.into());
+        self
+    }
+
+    /// Sets [`compaction`](Self::compaction) (`None`: never).
+    #[must_use]
+    pub fn compaction(mut self, compaction: Option<Compaction>) -> Self {
+        self.compaction = compaction;
         self
     }
 

@@ -25,13 +25,15 @@
 //! Files: `config.rs` (wire formats, keys, [`ModelConfig`], [`AgentOptions`]),
 //! `error.rs` ([`AgentError`]), `transcript.rs` (turns, replies, usage),
 //! `request.rs` (the next request's body), `cache.rs` (prompt caching as
-//! each provider defines it), `http.rs` (the POST with retries, capped
+//! each provider defines it), `compact.rs` (leaving the oldest exchanges
+//! out of a long history), `http.rs` (the POST with retries, capped
 //! reads, backoff), `stream.rs` (streamed replies), `reply.rs` (a parsed
 //! reply), `guard.rs` (the search guard), one file per wire format
 //! (`openai.rs`, `anthropic.rs`), and the loop here.
 
 mod anthropic;
 mod cache;
+mod compact;
 mod config;
 mod error;
 mod guard;
@@ -65,6 +67,7 @@ pub use cache::{
     ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS, OPENAI_CACHE_STEP,
     OPENAI_MIN_CACHED_TOKENS, PromptCache, anthropic_min_cacheable_tokens,
 };
+pub use compact::Compaction;
 pub use config::AgentOptions;
 pub use error::AgentError;
 pub use error::describe_http_error;
@@ -108,6 +111,10 @@ pub struct Agent {
     http: reqwest::Client,
     ctx: ToolContext,
     transcript: Vec<Turn>,
+    /// The first turn requests carry (compaction moves it on).
+    history_start: usize,
+    /// Tokens of each turn counted so far ([`compact::turn_tokens`]).
+    turn_sizes: Vec<usize>,
     usage: Vec<RequestUsage>,
     cancel: CancelHandle,
     eager_tool_tokens: Option<Option<usize>>,
@@ -181,6 +188,8 @@ impl Agent {
             http,
             ctx: ToolContext::new(),
             transcript: Vec::new(),
+            history_start: 0,
+            turn_sizes: Vec::new(),
             usage: Vec::new(),
             cancel: CancelHandle::default(),
             eager_tool_tokens: None,
@@ -210,6 +219,12 @@ impl Agent {
         &self.transcript
     }
 
+    /// The turns requests carry now: the transcript from where compaction
+    /// ([`AgentOptions::compaction`]) left it; all of it without.
+    pub fn history(&self) -> &[Turn] {
+        &self.transcript[self.history_start..]
+    }
+
     /// Token use of every request so far.
     pub fn usage(&self) -> &[RequestUsage] {
         &self.usage
@@ -237,9 +252,12 @@ impl Agent {
     pub async fn send_with(
         &mut self,
         message: &str,
-        on_event: impl FnMut(AgentEvent<'_>),
+        mut on_event: impl FnMut(AgentEvent<'_>),
     ) -> Result<Reply, AgentError> {
         self.transcript.push(Turn::User(message.to_owned()));
+        if let Some(compaction) = self.options.compaction {
+            self.compact(&compaction, &mut on_event);
+        }
         if let Some(options) = &self.options.preload {
             let lazy = self.session.lazy_config();
             if lazy.enabled && !lazy.code_mode && lazy.strategy != LoadStrategy::Bridge {
@@ -259,6 +277,40 @@ impl Agent {
             }
         }
         self.run(on_event).await
+    }
+
+    /// Leaves the oldest exchanges out of later requests when the history
+    /// has outgrown `compaction`; tools whose schemas went with them may be
+    /// attached again.
+    fn compact(&mut self, compaction: &Compaction, on_event: &mut impl FnMut(AgentEvent<'_>)) {
+        let counted = self.turn_sizes.len();
+        self.turn_sizes
+            .extend(self.transcript[counted..].iter().map(compact::turn_tokens));
+        let start = compact::compacted_start(
+            &self.transcript,
+            &self.turn_sizes,
+            self.history_start,
+            compaction,
+        );
+        if start == self.history_start {
+            return;
+        }
+        // A tool whose schema the history no longer carries (the attachment
+        // or `tool_info` answer that brought it was left out) may be
+        // attached again; under `Append` the `tools` array still has it.
+        let kept = compact::schema_texts(&self.transcript[start..]);
+        let gone = |name: &String| !kept.iter().any(|t| t.contains(&format!("\"{name}\"")));
+        let detached: Vec<String> = self.session.attached().into_iter().filter(gone).collect();
+        self.session.detach(&detached);
+        if self.session.lazy_config().strategy != LoadStrategy::Append {
+            let unloaded: Vec<String> = self.session.loaded().into_iter().filter(gone).collect();
+            self.session.unload(&unloaded);
+        }
+        on_event(AgentEvent::Compacted {
+            turns: start - self.history_start,
+            kept_tokens: self.turn_sizes[start..].iter().sum(),
+        });
+        self.history_start = start;
     }
 
     /// Goes on from the transcript as it is (after an error), without a new

@@ -1,5 +1,5 @@
 //! The body of the next model request: the wire format's body for the
-//! transcript so far, with what the options ask of the provider (prompt
+//! history requests carry (the transcript, less what compaction left out), with what the options ask of the provider (prompt
 //! caching marks, the cache key, streaming).
 
 use serde_json::{Value, json};
@@ -11,7 +11,7 @@ impl Agent {
     pub(super) fn request_body(&self, system: Option<&str>, tools: &[Value]) -> Value {
         match self.model.format {
             WireFormat::OpenAiChat => {
-                let mut body = openai::request(&self.model, system, tools, &self.transcript);
+                let mut body = openai::request(&self.model, system, tools, self.history());
                 if let Some(key) = &self.options.prompt_cache_key {
                     body["prompt_cache_key"] = Value::String(key.clone());
                 }
@@ -22,7 +22,7 @@ impl Agent {
                 body
             }
             WireFormat::AnthropicMessages => {
-                let mut body = anthropic::request(&self.model, system, tools, &self.transcript);
+                let mut body = anthropic::request(&self.model, system, tools, self.history());
                 cache::mark_anthropic(&mut body, self.options.cache, self.options.cache_ttl);
                 if self.options.stream {
                     body["stream"] = Value::Bool(true);

@@ -141,4 +141,12 @@ pub enum AgentEvent<'a> {
     ToolCall(&'a ToolCallRequest),
     /// A tool call finished.
     ToolResult(&'a ToolOutcome),
+    /// Compaction ([`AgentOptions::compaction`](crate::agent::AgentOptions))
+    /// left the oldest turns out of this and later requests.
+    Compacted {
+        /// Turns left out this time.
+        turns: usize,
+        /// Tokens of the history kept (the new message included).
+        kept_tokens: usize,
+    },
 }

@@ -9,8 +9,10 @@
 //! request body is recorded and priced as the provider bills it
 //! (`price.rs`): Anthropic only for what the request marks, OpenAI by its
 //! automatic cache. Each conversation also gets a lower bound
-//! (`floor.rs`): what no lazy strategy can beat on it. A second table has
-//! a model that never calls `tool_info` do 12 tasks.
+//! (`floor.rs`): what no lazy strategy can beat on it. Later tables price
+//! the long conversation with its history compacted (breakpoints against
+//! automatic caching), and have a model that never calls `tool_info` do 12
+//! tasks.
 //!
 //! Usage: `cargo run --release -p optimclaw-bench --bin cache`.
 //! `CACHE_DEBUG=1` prints what preload attached; `CACHE_DUMP=DIR` writes
@@ -23,7 +25,7 @@ mod standin;
 use std::sync::{Arc, Mutex};
 
 use optimclaw::agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, ModelConfig, PromptCache, WireFormat,
+    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ModelConfig, PromptCache, WireFormat,
 };
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
@@ -192,6 +194,7 @@ struct Setup {
     lazy: LazyConfig,
     preload: bool,
     cache: PromptCache,
+    compaction: Option<Compaction>,
 }
 
 /// What a conversation sent, how many of its tasks used their tool, and
@@ -200,6 +203,7 @@ struct Run {
     bodies: Vec<Value>,
     done: usize,
     searches: usize,
+    compactions: usize,
 }
 
 async fn conversation(
@@ -216,11 +220,12 @@ async fn conversation(
     let session = Session::with_lazy(registry.clone(), setup.lazy.clone());
     let options = AgentOptions::default()
         .preload(setup.preload.then(PreloadOptions::default))
-        .cache(setup.cache, CacheTtl::FiveMinutes);
+        .cache(setup.cache, CacheTtl::FiveMinutes)
+        .compaction(setup.compaction);
     let mut agent = Agent::new(session, model, options)
         .expect("agent")
         .context(ToolContext::new());
-    let (mut done, mut searches) = (0, 0);
+    let (mut done, mut searches, mut compactions) = (0, 0, 0);
     for task in &tasks {
         let mut used = false;
         let result = agent
@@ -232,6 +237,7 @@ async fn conversation(
                     used |= Some(call.name.as_str()) == task.tool || via_bridge;
                     searches += usize::from(call.name == "tool_info");
                 }
+                compactions += usize::from(matches!(e, AgentEvent::Compacted { .. }));
             })
             .await;
         if result.is_ok() && (used || task.tool.is_none()) {
@@ -265,6 +271,7 @@ async fn conversation(
         bodies,
         done,
         searches,
+        compactions,
     }
 }
 
@@ -298,6 +305,7 @@ fn setups(format: WireFormat) -> Vec<Setup> {
         lazy,
         preload,
         cache,
+        compaction: None,
     };
     let b = PromptCache::Breakpoints;
     let mut out = vec![setup("eager", LazyConfig::eager(), false, b)];
@@ -439,6 +447,7 @@ async fn main() {
             100.0 * (b - a) / a
         );
     }
+    compaction_table(&registry).await;
     println!(
         "\nA model that never calls tool_info, 12 tasks each needing one deferred tool (assistant catalog):\n"
     );
@@ -468,6 +477,68 @@ async fn main() {
                 b.requests,
                 b.cost / base
             );
+        }
+    }
+}
+
+/// Where compaction starts, and what it keeps, in the compaction table
+/// (tokens of history; the 24-message conversation carries about 2,700
+/// lazily by its end).
+const COMPACT_AT: usize = 1_000;
+const COMPACT_TO: usize = 300;
+
+/// The 24-message conversation with the history compacted, against the
+/// same without, per wire format and way of asking for caching: which
+/// keeps more of the cached prefix when the oldest turns are left out.
+async fn compaction_table(registry: &Registry) {
+    println!(
+        "\nThe 24-message conversation (assistant catalog, bridge + preload) with its history compacted at {COMPACT_AT} tokens down to {COMPACT_TO}:\n"
+    );
+    println!(
+        "| wire format | caching | compaction | compactions | tool_info calls | uncached tokens | cache reads | cache writes | cost | vs eager with cache | tasks done |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let tasks = script(3);
+    let n = tasks.len();
+    for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
+        let eager = setups(format).into_iter().next().expect("eager first");
+        let eager =
+            conversation(format, &eager, registry, tasks.clone(), Behaviour::Searches).await;
+        let base = bill(format, &eager.bodies).cost;
+        let caches: &[(PromptCache, &str)] = match format {
+            WireFormat::OpenAiChat => &[(PromptCache::Breakpoints, "automatic (the provider's)")],
+            WireFormat::AnthropicMessages => &[
+                (PromptCache::Breakpoints, "breakpoints"),
+                (PromptCache::Automatic, "automatic cache_control"),
+            ],
+        };
+        for &(cache, cache_label) in caches {
+            for compaction in [None, Some(Compaction::new(COMPACT_AT, COMPACT_TO))] {
+                let setup = Setup {
+                    label: "bridge + preload",
+                    lazy: LazyConfig::lazy().with_strategy(LoadStrategy::Bridge),
+                    preload: true,
+                    cache,
+                    compaction,
+                };
+                let run =
+                    conversation(format, &setup, registry, tasks.clone(), Behaviour::Searches)
+                        .await;
+                let b = bill(format, &run.bodies);
+                println!(
+                    "| {} | {cache_label} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2}× | {}/{n} |",
+                    format.name(),
+                    if compaction.is_some() { "on" } else { "off" },
+                    run.compactions,
+                    run.searches,
+                    b.uncached,
+                    b.read,
+                    b.written,
+                    b.cost,
+                    b.cost / base,
+                    run.done,
+                );
+            }
         }
     }
 }
