@@ -19,6 +19,20 @@ pub struct Task {
     pub tool: Option<&'static str>,
     pub query: &'static str,
     pub args: Value,
+    /// A second tool the same message needs (tool, query, arguments):
+    /// once both are in sight the model calls them in one reply.
+    pub also: Option<(&'static str, &'static str, Value)>,
+}
+
+impl Task {
+    /// Every tool the message needs: (tool, query, arguments).
+    pub fn needs(&self) -> Vec<(&'static str, &'static str, Value)> {
+        self.tool
+            .map(|t| (t, self.query, self.args.clone()))
+            .into_iter()
+            .chain(self.also.clone())
+            .collect()
+    }
 }
 
 /// How the stand-in behaves when the tool it needs is not in sight.
@@ -53,39 +67,53 @@ fn decide(format: WireFormat, body: &Value, tasks: &[Task], behaviour: Behaviour
     let Some(task) = tasks.iter().find(|t| t.message == r.user) else {
         return say(format, "(not a scripted message)");
     };
-    let Some(tool) = task.tool else {
+    let needs = task.needs();
+    if needs.is_empty() {
         return say(format, "You are welcome.");
-    };
-    if r.results
-        .iter()
-        .any(|(name, _)| name == tool || name == "call_tool")
-    {
+    }
+    let ran = r.results.iter().filter(|(n, _)| n != "tool_info").count();
+    if ran >= needs.len() {
         return say(format, "Done.");
     }
-    if r.callable.iter().any(|n| n == tool) {
-        return call(format, tool, task.args.clone());
-    }
-    let named = format!("\"name\":\"{tool}\"");
-    let seen = if behaviour == Behaviour::IgnoresAttached {
-        r.earlier
-            .iter()
-            .any(|out| out.contains(tool) && !out.starts_with("[Tools attached"))
-    } else {
-        r.attached.contains(&named) || r.earlier.iter().any(|out| out.contains(tool))
+    // How each needed tool can be called now, if it can.
+    let bridge = r.callable.iter().any(|n| n == "call_tool");
+    let how = |tool: &str, args: &Value| -> Option<(String, Value)> {
+        if r.callable.iter().any(|n| n == tool) {
+            return Some((tool.to_owned(), args.clone()));
+        }
+        let named = format!("\"name\":\"{tool}\"");
+        let seen = if behaviour == Behaviour::IgnoresAttached {
+            r.earlier
+                .iter()
+                .any(|out| out.contains(tool) && !out.starts_with("[Tools attached"))
+        } else {
+            r.attached.contains(&named) || r.earlier.iter().any(|out| out.contains(tool))
+        };
+        (seen && bridge).then(|| {
+            (
+                "call_tool".to_owned(),
+                json!({"name": tool, "arguments": args}),
+            )
+        })
     };
-    if seen && r.callable.iter().any(|n| n == "call_tool") {
-        return call(
-            format,
-            "call_tool",
-            json!({"name": tool, "arguments": task.args}),
-        );
+    let ready: Vec<(String, Value)> = needs
+        .iter()
+        .filter_map(|(tool, _, args)| how(tool, args))
+        .collect();
+    if ready.len() == needs.len() {
+        // Every tool in sight: all calls in one reply (parallel calls).
+        return calls(format, &ready);
     }
+    let missing = needs
+        .iter()
+        .find(|(tool, _, args)| how(tool, args).is_none())
+        .expect("one is not in sight");
     match behaviour {
         Behaviour::NeverSearches => say(format, "I have no tool for that."),
         Behaviour::Searches | Behaviour::IgnoresAttached => call(
             format,
             "tool_info",
-            json!({"query": task.query, "max_results": 5}),
+            json!({"query": missing.1, "max_results": 5}),
         ),
     }
 }
@@ -239,18 +267,35 @@ pub fn say(format: WireFormat, text: &str) -> Value {
 }
 
 fn call(format: WireFormat, name: &str, args: Value) -> Value {
+    calls(format, &[(name.to_owned(), args)])
+}
+
+/// A reply calling every (tool, arguments) of `list` at once.
+fn calls(format: WireFormat, list: &[(String, Value)]) -> Value {
     static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let id = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let id = || N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     match format {
         WireFormat::OpenAiChat => {
+            let calls: Vec<Value> = list
+                .iter()
+                .map(|(name, args)| {
+                    json!({"id": format!("call_{}", id()), "type": "function",
+                    "function": {"name": name, "arguments": args.to_string()}})
+                })
+                .collect();
             json!({"id": "c", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [
-                {"id": format!("call_{id}"), "type": "function", "function": {"name": name, "arguments": args.to_string()}}]},
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": calls},
                 "finish_reason": "tool_calls"}]})
         }
         WireFormat::AnthropicMessages => {
+            let blocks: Vec<Value> = list
+                .iter()
+                .map(|(name, args)| {
+                    json!({"type": "tool_use", "id": format!("toolu_{}", id()), "name": name, "input": args})
+                })
+                .collect();
             json!({"id": "m", "type": "message", "role": "assistant", "model": "m",
-            "content": [{"type": "tool_use", "id": format!("toolu_{id}"), "name": name, "input": args}],
+            "content": blocks,
             "stop_reason": "tool_use", "stop_sequence": null, "usage": {"input_tokens": 1, "output_tokens": 1}})
         }
     }
