@@ -1126,3 +1126,35 @@ async fn compaction_leaves_old_exchanges_out_keeps_the_transcript_and_attaches_a
     );
     replay.dump(WireFormat::AnthropicMessages, "compaction");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_under_append_keeps_loaded_tools_in_the_tools_array() {
+    let story =
+        "Tell me about the history of the lighthouse keepers' guild in great detail. ".repeat(12);
+    let replay = replay(vec![
+        openai_calls(&[(
+            "call_1",
+            "tool_info",
+            r#"{"query": "weather forecast", "max_results": 1}"#,
+        )]),
+        openai_calls(&[("call_2", "weather_forecast", r#"{"city": "Oslo"}"#)]),
+        openai_text("Sunny in Oslo."),
+        openai_text("The guild kept the lights."),
+        openai_text("And kept them well."),
+    ]);
+    let options = options().compaction(Some(optimclaw::agent::Compaction::new(400, 250)));
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options);
+    agent.send("Weather in Oslo?").await.unwrap();
+    agent.send(&story).await.unwrap();
+    agent.send(&story).await.unwrap();
+    let seen = replay.seen();
+    let last = &seen[4];
+    // Compacted: the system prompt and the new message only.
+    let messages = last.body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(messages[1]["content"], story.as_str());
+    // The loaded tool stays callable: Append keeps it in `tools`.
+    assert!(last.tool_names().contains(&"weather_forecast".to_owned()));
+    assert!(agent.session().is_loaded("weather_forecast"));
+    replay.dump(WireFormat::OpenAiChat, "compaction");
+}

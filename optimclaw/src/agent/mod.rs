@@ -297,12 +297,16 @@ impl Agent {
         }
         // A tool whose schema the history no longer carries (the attachment
         // or `tool_info` answer that brought it was left out) may be
-        // attached again; under `Append` the `tools` array still has it.
+        // attached again; under `Append` (outside code mode) the `tools`
+        // array still has it.
         let kept = compact::schema_texts(&self.transcript[start..]);
         let gone = |name: &String| !kept.iter().any(|t| t.contains(&format!("\"{name}\"")));
         let detached: Vec<String> = self.session.attached().into_iter().filter(gone).collect();
         self.session.detach(&detached);
-        if self.session.lazy_config().strategy != LoadStrategy::Append {
+        let lazy = self.session.lazy_config();
+        let in_tools =
+            lazy.strategy == LoadStrategy::Append && !self.session.registry().in_code_mode(lazy);
+        if !in_tools {
             let unloaded: Vec<String> = self.session.loaded().into_iter().filter(gone).collect();
             self.session.unload(&unloaded);
         }
