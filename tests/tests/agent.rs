@@ -1046,10 +1046,14 @@ fn agent_at(replay: &Replay) -> Agent {
     agent(replay, WireFormat::OpenAiChat, options())
 }
 
+/// A user message of about 200 tokens, for the compaction tests.
+fn long_message() -> String {
+    "Tell me about the history of the lighthouse keepers' guild in great detail. ".repeat(12)
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn compaction_leaves_old_exchanges_out_keeps_the_transcript_and_attaches_again() {
-    let story =
-        "Tell me about the history of the lighthouse keepers' guild in great detail. ".repeat(12);
+    let story = long_message();
     let replay = replay(vec![
         anthropic_calls(&[(
             "toolu_1",
@@ -1129,8 +1133,7 @@ async fn compaction_leaves_old_exchanges_out_keeps_the_transcript_and_attaches_a
 
 #[tokio::test(flavor = "multi_thread")]
 async fn compaction_under_append_keeps_loaded_tools_in_the_tools_array() {
-    let story =
-        "Tell me about the history of the lighthouse keepers' guild in great detail. ".repeat(12);
+    let story = long_message();
     let replay = replay(vec![
         openai_calls(&[(
             "call_1",

@@ -4,9 +4,58 @@
 //! the cached prefix changes once per compaction rather than with every
 //! message. The transcript itself keeps every turn.
 
-use serde_json::Value;
+use std::borrow::Cow;
 
-use super::transcript::Turn;
+use super::Agent;
+use super::transcript::{AgentEvent, Turn};
+use crate::config::LoadStrategy;
+
+impl Agent {
+    /// Leaves the oldest exchanges out of later requests when the history
+    /// has outgrown `compaction`; tools whose schemas went with them may be
+    /// attached again.
+    pub(super) fn compact(
+        &mut self,
+        compaction: &Compaction,
+        on_event: &mut impl FnMut(AgentEvent<'_>),
+    ) {
+        let counted = self.turn_sizes.len();
+        self.turn_sizes
+            .extend(self.transcript[counted..].iter().map(turn_tokens));
+        let start = compacted_start(
+            &self.transcript,
+            &self.turn_sizes,
+            self.history_start,
+            compaction,
+        );
+        if start == self.history_start {
+            return;
+        }
+        // A tool whose schema the history no longer carries (the attachment
+        // or `tool_info` answer that brought it was left out) may be
+        // attached again; under `Append` (outside code mode) the `tools`
+        // array still has it.
+        let kept = schema_texts(&self.transcript[start..]);
+        let gone = |name: &String| {
+            let quoted = format!("\"{name}\"");
+            !kept.iter().any(|t| t.contains(&quoted))
+        };
+        let detached: Vec<String> = self.session.attached().into_iter().filter(gone).collect();
+        self.session.detach(&detached);
+        let lazy = self.session.lazy_config();
+        let in_tools =
+            lazy.strategy == LoadStrategy::Append && !self.session.registry().in_code_mode(lazy);
+        if !in_tools {
+            let unloaded: Vec<String> = self.session.loaded().into_iter().filter(gone).collect();
+            self.session.unload(&unloaded);
+        }
+        on_event(AgentEvent::Compacted {
+            turns: start - self.history_start,
+            kept_tokens: self.turn_sizes[start..].iter().sum(),
+        });
+        self.history_start = start;
+    }
+}
 
 /// When the loop shortens the history it sends, and to what
 /// ([`AgentOptions::compaction`](crate::agent::AgentOptions)). Sizes are
@@ -73,21 +122,21 @@ pub(super) fn turn_tokens(turn: &Turn) -> usize {
 
 /// The texts of `turns` that may carry tool schemas: attachments and tool
 /// results (`tool_info` answers, provider blocks).
-pub(super) fn schema_texts(turns: &[Turn]) -> Vec<String> {
-    turns
-        .iter()
-        .flat_map(|turn| match turn {
-            Turn::Attached { text, .. } => vec![text.clone()],
-            Turn::ToolResults(outcomes) => outcomes
-                .iter()
-                .flat_map(|o| {
-                    std::iter::once(o.content.clone())
-                        .chain(o.blocks.as_ref().map(Value::to_string))
-                })
-                .collect(),
-            Turn::User(_) | Turn::Assistant { .. } => Vec::new(),
-        })
-        .collect()
+pub(super) fn schema_texts(turns: &[Turn]) -> Vec<Cow<'_, str>> {
+    let mut texts = Vec::new();
+    for turn in turns {
+        match turn {
+            Turn::Attached { text, .. } => texts.push(Cow::Borrowed(text.as_str())),
+            Turn::ToolResults(outcomes) => {
+                for o in outcomes {
+                    texts.push(Cow::Borrowed(o.content.as_str()));
+                    texts.extend(o.blocks.as_ref().map(|b| Cow::Owned(b.to_string())));
+                }
+            }
+            Turn::User(_) | Turn::Assistant { .. } => {}
+        }
+    }
+    texts
 }
 
 /// Tokens of a text.
@@ -117,16 +166,20 @@ pub(super) fn compacted_start(
     if total <= compaction.max_tokens {
         return start;
     }
-    let users: Vec<usize> = (start..transcript.len())
-        .filter(|&i| matches!(transcript[i], Turn::User(_)))
-        .collect();
-    let Some(&last) = users.last() else {
-        return start;
-    };
-    users
-        .into_iter()
-        .find(|&i| sizes[i..].iter().sum::<usize>() <= compaction.keep_tokens)
-        .unwrap_or(last)
+    // Walk the user messages in order, the tokens from each to the end
+    // taken from the running total.
+    let mut rest = total;
+    let mut from = start;
+    let mut last = None;
+    for i in (start..transcript.len()).filter(|&i| matches!(transcript[i], Turn::User(_))) {
+        rest -= sizes[from..i].iter().sum::<usize>();
+        from = i;
+        if rest <= compaction.keep_tokens {
+            return i;
+        }
+        last = Some(i);
+    }
+    last.unwrap_or(start)
 }
 
 #[cfg(test)]

@@ -279,44 +279,6 @@ impl Agent {
         self.run(on_event).await
     }
 
-    /// Leaves the oldest exchanges out of later requests when the history
-    /// has outgrown `compaction`; tools whose schemas went with them may be
-    /// attached again.
-    fn compact(&mut self, compaction: &Compaction, on_event: &mut impl FnMut(AgentEvent<'_>)) {
-        let counted = self.turn_sizes.len();
-        self.turn_sizes
-            .extend(self.transcript[counted..].iter().map(compact::turn_tokens));
-        let start = compact::compacted_start(
-            &self.transcript,
-            &self.turn_sizes,
-            self.history_start,
-            compaction,
-        );
-        if start == self.history_start {
-            return;
-        }
-        // A tool whose schema the history no longer carries (the attachment
-        // or `tool_info` answer that brought it was left out) may be
-        // attached again; under `Append` (outside code mode) the `tools`
-        // array still has it.
-        let kept = compact::schema_texts(&self.transcript[start..]);
-        let gone = |name: &String| !kept.iter().any(|t| t.contains(&format!("\"{name}\"")));
-        let detached: Vec<String> = self.session.attached().into_iter().filter(gone).collect();
-        self.session.detach(&detached);
-        let lazy = self.session.lazy_config();
-        let in_tools =
-            lazy.strategy == LoadStrategy::Append && !self.session.registry().in_code_mode(lazy);
-        if !in_tools {
-            let unloaded: Vec<String> = self.session.loaded().into_iter().filter(gone).collect();
-            self.session.unload(&unloaded);
-        }
-        on_event(AgentEvent::Compacted {
-            turns: start - self.history_start,
-            kept_tokens: self.turn_sizes[start..].iter().sum(),
-        });
-        self.history_start = start;
-    }
-
     /// Goes on from the transcript as it is (after an error), without a new
     /// user message.
     pub async fn resume(

@@ -10,15 +10,18 @@
 //! (`price.rs`): Anthropic only for what the request marks, OpenAI by its
 //! automatic cache. Each conversation also gets a lower bound
 //! (`floor.rs`): what no lazy strategy can beat on it. Later tables price
-//! the long conversation with its history compacted and a conversation of
-//! parallel calls (breakpoints against automatic caching), and have a
+//! the long conversation with its history compacted (`compaction.rs`) and
+//! a conversation of parallel calls (`parallel.rs`), breakpoints against
+//! automatic caching, and have a
 //! model that never calls `tool_info` do 12 tasks.
 //!
 //! Usage: `cargo run --release -p optimclaw-bench --bin cache`.
 //! `CACHE_DEBUG=1` prints what preload attached; `CACHE_DUMP=DIR` writes
 //! each conversation's request bodies to DIR as JSON.
 
+mod compaction;
 mod floor;
+mod parallel;
 mod price;
 mod standin;
 
@@ -46,18 +49,6 @@ fn task(message: &str, tool: Option<&'static str>, query: &'static str, args: Va
         query,
         args,
         also: None,
-    }
-}
-
-/// A message needing two tools, called together once both are in sight.
-fn pair(
-    message: &str,
-    first: (&'static str, &'static str, Value),
-    second: (&'static str, &'static str, Value),
-) -> Task {
-    Task {
-        also: Some(second),
-        ..task(message, Some(first.0), first.1, first.2)
     }
 }
 
@@ -477,8 +468,8 @@ async fn main() {
             100.0 * (b - a) / a
         );
     }
-    compaction_table(&registry).await;
-    parallel_table(&registry).await;
+    compaction::table(&registry).await;
+    parallel::table(&registry).await;
     println!(
         "\nA model that never calls tool_info, 12 tasks each needing one deferred tool (assistant catalog):\n"
     );
@@ -512,197 +503,14 @@ async fn main() {
     }
 }
 
-/// Where compaction starts, and what it keeps, in the compaction table
-/// (tokens of history; the 24-message conversation carries about 2,700
-/// lazily by its end).
-const COMPACT_AT: usize = 1_000;
-const COMPACT_TO: usize = 300;
-
-/// The 24-message conversation with the history compacted, against the
-/// same without, per wire format and way of asking for caching: which
-/// keeps more of the cached prefix when the oldest turns are left out.
-async fn compaction_table(registry: &Registry) {
-    println!(
-        "\nThe 24-message conversation (assistant catalog, bridge + preload) with its history compacted at {COMPACT_AT} tokens down to {COMPACT_TO}:\n"
-    );
-    println!(
-        "| wire format | caching | compaction | compactions | tool_info calls | uncached tokens | cache reads | cache writes | cost | vs eager with cache | tasks done |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    let tasks = script(3);
-    let n = tasks.len();
-    for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
-        let eager = setups(format).into_iter().next().expect("eager first");
-        let eager =
-            conversation(format, &eager, registry, tasks.clone(), Behaviour::Searches).await;
-        let base = bill(format, &eager.bodies).cost;
-        let caches: &[(PromptCache, &str)] = match format {
-            WireFormat::OpenAiChat => &[(PromptCache::Breakpoints, "automatic (the provider's)")],
-            WireFormat::AnthropicMessages => &[
-                (PromptCache::Breakpoints, "breakpoints"),
-                (PromptCache::Automatic, "automatic cache_control"),
-            ],
-        };
-        for &(cache, cache_label) in caches {
-            for compaction in [None, Some(Compaction::new(COMPACT_AT, COMPACT_TO))] {
-                let setup = Setup {
-                    label: "bridge + preload",
-                    lazy: LazyConfig::lazy().with_strategy(LoadStrategy::Bridge),
-                    preload: true,
-                    cache,
-                    compaction,
-                };
-                let run =
-                    conversation(format, &setup, registry, tasks.clone(), Behaviour::Searches)
-                        .await;
-                let b = bill(format, &run.bodies);
-                println!(
-                    "| {} | {cache_label} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2}× | {}/{n} |",
-                    format.name(),
-                    if compaction.is_some() { "on" } else { "off" },
-                    run.compactions,
-                    run.searches,
-                    b.uncached,
-                    b.read,
-                    b.written,
-                    b.cost,
-                    b.cost / base,
-                    run.done,
-                );
-            }
-        }
-    }
-}
-
-/// Messages that each need two tools, which the model calls in one reply
-/// once both are in sight; 4 rounds of 6 messages.
-fn parallel_script() -> Vec<Task> {
-    let one = [
-        pair(
-            "Encode 'hi' in base64 and count the words in 'a b c'.",
-            ("base64_encode", "base64 encode text", json!({"text": "hi"})),
-            (
-                "word_count",
-                "count words in a text",
-                json!({"text": "a b c"}),
-            ),
-        ),
-        pair(
-            "What is 6 times 7, and what is the SHA-256 hash of 'x'?",
-            (
-                "calculate",
-                "calculate arithmetic expression",
-                json!({"expression": "6 * 7"}),
-            ),
-            (
-                "hash_text",
-                "hash text sha256",
-                json!({"text": "x", "algorithm": "sha256"}),
-            ),
-        ),
-        pair(
-            "Convert 2026-03-01T12:00:00Z to Tokyo time, and add 3 days to 2026-02-27T10:00:00Z.",
-            (
-                "timezone_convert",
-                "convert time zone",
-                json!({"datetime": "2026-03-01T12:00:00Z", "to": "Asia/Tokyo"}),
-            ),
-            (
-                "date_add",
-                "add duration to date",
-                json!({"datetime": "2026-02-27T10:00:00Z", "duration": "3 days"}),
-            ),
-        ),
-        task(
-            "Echo the word done.",
-            Some("echo"),
-            "",
-            json!({"text": "done"}),
-        ),
-        pair(
-            "Generate a UUID and split the URL https://example.com/a?b=1 into its parts.",
-            ("uuid_new", "generate uuid", json!({})),
-            (
-                "url_parse",
-                "parse url",
-                json!({"url": "https://example.com/a?b=1"}),
-            ),
-        ),
-        task("Thanks, that is all.", None, "", json!({})),
-    ];
-    (0..4)
-        .flat_map(|round| {
-            one.iter().cloned().map(move |mut t| {
-                if round > 0 {
-                    t.message = format!("{} (again, {})", t.message, round + 1);
-                }
-                t
-            })
-        })
-        .collect()
-}
-
-/// A conversation of parallel calls (two tools per message), per wire
-/// format and way of asking for caching: eager against bridge + preload.
-async fn parallel_table(registry: &Registry) {
-    println!(
-        "\nParallel calls: 24 messages, four in six needing two tools the model calls in one reply (assistant catalog):\n"
-    );
-    println!(
-        "| wire format | caching | setup | requests | replies with parallel calls | tool_info calls | uncached tokens | cache reads | cache writes | cost | vs eager with cache | tasks done |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    let tasks = parallel_script();
-    let n = tasks.len();
-    for format in [WireFormat::OpenAiChat, WireFormat::AnthropicMessages] {
-        let caches: &[(PromptCache, &str)] = match format {
-            WireFormat::OpenAiChat => &[(PromptCache::Breakpoints, "automatic (the provider's)")],
-            WireFormat::AnthropicMessages => &[
-                (PromptCache::Breakpoints, "breakpoints"),
-                (PromptCache::Automatic, "automatic cache_control"),
-            ],
-        };
-        for &(cache, cache_label) in caches {
-            let mut eager_cost = None;
-            for (label, lazy, preload) in [
-                ("eager", LazyConfig::eager(), false),
-                (
-                    "bridge",
-                    LazyConfig::lazy().with_strategy(LoadStrategy::Bridge),
-                    false,
-                ),
-                (
-                    "bridge + preload",
-                    LazyConfig::lazy().with_strategy(LoadStrategy::Bridge),
-                    true,
-                ),
-            ] {
-                let setup = Setup {
-                    label,
-                    lazy,
-                    preload,
-                    cache,
-                    compaction: None,
-                };
-                let run =
-                    conversation(format, &setup, registry, tasks.clone(), Behaviour::Searches)
-                        .await;
-                let b = bill(format, &run.bodies);
-                let base = *eager_cost.get_or_insert(b.cost);
-                println!(
-                    "| {} | {cache_label} | {label} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2}× | {}/{n} |",
-                    format.name(),
-                    b.requests,
-                    run.parallel,
-                    run.searches,
-                    b.uncached,
-                    b.read,
-                    b.written,
-                    b.cost,
-                    b.cost / base,
-                    run.done,
-                );
-            }
-        }
+/// The ways of asking for caching a table compares, per wire format
+/// (OpenAI caches by itself; its `PromptCache` is not read).
+fn caching_modes(format: WireFormat) -> &'static [(PromptCache, &'static str)] {
+    match format {
+        WireFormat::OpenAiChat => &[(PromptCache::Breakpoints, "automatic (the provider's)")],
+        WireFormat::AnthropicMessages => &[
+            (PromptCache::Breakpoints, "breakpoints"),
+            (PromptCache::Automatic, "automatic cache_control"),
+        ],
     }
 }
