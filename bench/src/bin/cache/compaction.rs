@@ -47,16 +47,12 @@ pub async fn table(registry: &Registry) {
                         .await;
                 let b = bill(format, &run.bodies);
                 println!(
-                    "| {} | {cache_label} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2}× | {}/{n} |",
+                    "| {} | {cache_label} | {} | {} | {} | {} | {}/{n} |",
                     format.name(),
                     if compaction.is_some() { "on" } else { "off" },
                     run.compactions,
                     run.searches,
-                    b.uncached,
-                    b.read,
-                    b.written,
-                    b.cost,
-                    b.cost / base,
+                    b.cells(base),
                     run.done,
                 );
             }

@@ -395,16 +395,12 @@ async fn main() {
                     let b = bill(format, &run.bodies);
                     let base = *eager_cost.get_or_insert(b.cost);
                     println!(
-                        "| {label} | {n} | {} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2}× | {}/{n} |",
+                        "| {label} | {n} | {} | {} | {} | {} | {} | {}/{n} |",
                         format.name(),
                         setup.label,
                         b.requests,
                         run.searches,
-                        b.uncached,
-                        b.read,
-                        b.written,
-                        b.cost,
-                        b.cost / base,
+                        b.cells(base),
                         run.done,
                     );
                     match setup.label {
@@ -420,14 +416,10 @@ async fn main() {
                 ) {
                     let b = bill(format, &bodies);
                     println!(
-                        "| {label} | {n} | {} | lower bound: eager's requests, the lazy fixed part, each needed schema attached once | {} | 0 | {} | {} | {} | {:.0} | {:.2}× | — |",
+                        "| {label} | {n} | {} | lower bound: eager's requests, the lazy fixed part, each needed schema attached once | {} | 0 | {} | — |",
                         format.name(),
                         b.requests,
-                        b.uncached,
-                        b.read,
-                        b.written,
-                        b.cost,
-                        b.cost / base,
+                        b.cells(base),
                     );
                 }
             }

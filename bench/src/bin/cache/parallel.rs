@@ -130,16 +130,12 @@ pub async fn table(registry: &Registry) {
                 let b = bill(format, &run.bodies);
                 let base = *eager_cost.get_or_insert(b.cost);
                 println!(
-                    "| {} | {cache_label} | {label} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2}× | {}/{n} |",
+                    "| {} | {cache_label} | {label} | {} | {} | {} | {} | {}/{n} |",
                     format.name(),
                     b.requests,
                     run.parallel,
                     run.searches,
-                    b.uncached,
-                    b.read,
-                    b.written,
-                    b.cost,
-                    b.cost / base,
+                    b.cells(base),
                     run.done,
                 );
             }

@@ -37,6 +37,21 @@ pub struct Bill {
     pub cost: f64,
 }
 
+impl Bill {
+    /// The table cells every cost table shares: uncached tokens, cache
+    /// reads, cache writes, cost, and the cost against `base`.
+    pub fn cells(&self, base: f64) -> String {
+        format!(
+            "{} | {} | {} | {:.0} | {:.2}×",
+            self.uncached,
+            self.read,
+            self.written,
+            self.cost,
+            self.cost / base
+        )
+    }
+}
+
 /// One block in cache order, without its marker, and whether it is marked.
 struct Block {
     text: String,
