@@ -13,6 +13,8 @@
 //!
 //! Usage: `cargo run --release -p optimclaw-bench --bin code_tasks`
 
+// Shared with the cache bench, whose tables read more of it.
+#[allow(dead_code)]
 #[path = "cache/price.rs"]
 mod price;
 #[allow(dead_code)]
