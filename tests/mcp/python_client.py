@@ -199,31 +199,47 @@ async def imported_server(home):
 def malformed_frames(home):
     """Garbage, invalid UTF-8 and a truncated frame on the server's stdin:
     it keeps serving, and answers the next valid request."""
-    import select
+    import queue
     import subprocess
+    import threading
+    import time
 
     proc = subprocess.Popen(
         [BINARY, "--home", home, "serve", "--lazy"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
     )
+    # A thread reads whole lines: select() on a buffered pipe misses lines
+    # that one readline() already pulled into Python's buffer.
+    lines = queue.Queue()
+
+    def pump():
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
     try:
         for junk in (b"this is not json\n", b"\xff\xfe not utf-8\n", b'{"jsonrpc": "2.0", "id": 7, "meth\n', b"[]\n"):
             proc.stdin.write(junk)
         proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
                          b'"capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}\n')
         proc.stdin.flush()
-        answer = b""
-        for _ in range(10):
-            ready, _, _ = select.select([proc.stdout], [], [], 5)
-            if not ready:
+        answer, seen = None, []
+        deadline = time.monotonic() + 60
+        while answer is None and time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=deadline - time.monotonic())
+            except queue.Empty:
                 break
-            line = proc.stdout.readline()
-            if b'"id":1' in line:
-                answer = line
+            if line is None:
                 break
+            seen.append(line)
+            reply = json.loads(line)
+            if reply.get("id") == 1:
+                answer = reply
         check(proc.poll() is None, "the server is still running")
-        reply = json.loads(answer)
-        check(reply["result"]["serverInfo"]["name"] == "optimclaw-assistant", "the valid request is answered")
+        check(answer is not None, f"the valid request is answered; the server wrote {seen}")
+        check(answer["result"]["serverInfo"]["name"] == "optimclaw-assistant", f"the initialize reply names the server: {answer}")
     finally:
         proc.kill()
         proc.wait()
