@@ -9,7 +9,8 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use optimclaw::embed::{
-    Embedder, EmbeddingCache, Fusion, MiniLm, STRONG_KEYWORDS, STRONG_SPREAD, SemanticIndex, fuse,
+    CosineSpread, Embedder, EmbeddingCache, Fusion, MiniLm, STRONG_KEYWORDS, STRONG_SPREAD,
+    SemanticIndex, fuse,
 };
 use optimclaw::search::{Constraints, STRONG_MATCH};
 use optimclaw::{Registry, Tool};
@@ -101,7 +102,10 @@ fn main() {
         .iter()
         .map(|q| lexical(&registry, &q.query, POOL, None))
         .collect();
-    let dense: Vec<Vec<(usize, f32)>> = qvecs.iter().map(|v| index.rank(v, POOL, None)).collect();
+    let (dense, spreads): (Vec<Vec<(usize, f32)>>, Vec<CosineSpread>) = qvecs
+        .iter()
+        .map(|v| index.rank_and_spread(v, POOL, None))
+        .unzip();
     let lex2 = |i: usize| lex[i].iter().map(|h| (h.0, h.1)).collect::<Vec<_>>();
     let report = |label: &str, rankings: Vec<Vec<String>>| {
         let q = quality(&queries, &rankings);
@@ -128,10 +132,17 @@ fn main() {
     );
     let mut fusions = vec![Fusion::Rrf { k: 60.0 }, Fusion::Rrf { k: 10.0 }];
     fusions.extend([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7].map(|w| Fusion::Weighted { dense: w }));
+    fusions.extend([0.4, 0.5, 0.6].map(|w| Fusion::Standing {
+        dense: w,
+        full: STRONG_SPREAD,
+    }));
     for fusion in fusions {
         let label = match fusion {
             Fusion::Rrf { k } => format!("fused: RRF k={k}"),
             Fusion::Weighted { dense } => format!("fused: weighted, vectors {dense:.1}"),
+            Fusion::Standing { dense, full } => {
+                format!("fused: vectors {dense:.1} as they stand out, whole at {full} deviations")
+            }
         };
         let mark = if fusion == Fusion::default() {
             " (default)"
@@ -141,7 +152,12 @@ fn main() {
         report(
             &format!("{label}{mark}"),
             (0..queries.len())
-                .map(|i| names(&registry, &fuse(&lex2(i), &dense[i], fusion, 10)))
+                .map(|i| {
+                    names(
+                        &registry,
+                        &fuse(&lex2(i), &dense[i], &spreads[i], fusion, 10),
+                    )
+                })
                 .collect(),
         );
     }
@@ -210,10 +226,11 @@ fn main() {
     // query's mean) with the tools present, then absent.
     let present: Vec<(f32, f32)> = (0..queries.len())
         .map(|i| {
-            let spread = index.spread(&qvecs[i], None);
             (
                 lex[i].first().map_or(0.0, |h| h.2),
-                dense[i].first().map_or(0.0, |h| spread.standardize(h.1)),
+                dense[i]
+                    .first()
+                    .map_or(0.0, |h| spreads[i].standardize(h.1)),
             )
         })
         .collect();

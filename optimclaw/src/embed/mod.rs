@@ -28,11 +28,11 @@ use std::fmt;
 pub use cache::EmbeddingCache;
 #[cfg(feature = "embed-http")]
 pub use http::HttpEmbedder;
-pub use index::{CosineSpread, Fusion, SemanticIndex, fuse, tool_text};
+pub use index::{CosineSpread, Fusion, STRONG_SPREAD, SemanticIndex, fuse, tool_text};
 #[cfg(feature = "minilm")]
 pub use minilm::MiniLm;
 pub(crate) use search::{FusedHit, SemanticSearch};
-pub use search::{POOL, STRONG_KEYWORDS, STRONG_SPREAD, SemanticConfig};
+pub use search::{POOL, STRONG_KEYWORDS, SemanticConfig};
 
 /// Turns texts into vectors whose cosine similarity says how alike they
 /// are. Called with many texts when a registry is built (one per deferred

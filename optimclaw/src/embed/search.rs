@@ -4,7 +4,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{EmbedError, Embedder, EmbeddingCache, Fusion, SemanticIndex, fuse};
+use super::{EmbedError, Embedder, EmbeddingCache, Fusion, STRONG_SPREAD, SemanticIndex, fuse};
 use crate::tool::Tool;
 
 /// Candidates each ranking hands to the fusion.
@@ -71,8 +71,6 @@ impl fmt::Debug for SemanticConfig {
 /// The default of [`SemanticConfig::strong_keywords`]: the keyword
 /// threshold of searches without vectors.
 pub const STRONG_KEYWORDS: f32 = crate::search::STRONG_MATCH;
-/// The default of [`SemanticConfig::strong_spread`].
-pub const STRONG_SPREAD: f32 = 6.0;
 
 /// A registry's semantic search: configuration plus the catalog's vectors.
 pub(crate) struct SemanticSearch {
@@ -136,7 +134,7 @@ impl SemanticSearch {
             .is_some_and(|h| h.2 >= self.config.strong_keywords)
             || dense.first().is_some_and(|h| spread.stands_out(h.1, z));
         let pairs: Vec<(usize, f32)> = lexical.iter().map(|h| (h.0, h.1)).collect();
-        let hits = fuse(&pairs, &dense, self.config.fusion, k)
+        let hits = fuse(&pairs, &dense, &spread, self.config.fusion, k)
             .into_iter()
             .map(|(tool, _)| FusedHit {
                 tool,

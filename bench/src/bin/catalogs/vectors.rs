@@ -2,16 +2,35 @@
 //! `CATALOG_VECTORS=DIR` names the all-MiniLM-L6-v2 folder
 //! (`tests/embed/fetch_minilm.sh` fetches it), and every catalog is then
 //! searched with keywords and vectors fused, next to the vectors alone.
-//! `CATALOG_FUSION=W` sets the vectors' weight in the fusion (0 to 1;
-//! default the shipped fusion).
+//! `CATALOG_FUSION` sets the fusion (default the shipped one):
+//! `weighted:W` (the vectors' weight W, 0 to 1), `standing:W` (W as far as
+//! the vectors' best stands out, whole at `STRONG_SPREAD` deviations) or
+//! `rrf:K`.
 
 use std::path::Path;
 use std::sync::Arc;
 
 use optimclaw::embed::{
-    CosineSpread, EmbeddingCache, Fusion, MiniLm, SemanticConfig, SemanticIndex,
+    CosineSpread, EmbeddingCache, Fusion, MiniLm, STRONG_SPREAD, SemanticConfig, SemanticIndex,
 };
 use optimclaw::{Registry, Tool};
+
+/// `weighted:W`, `standing:W` or `rrf:K` (`CATALOG_FUSION`).
+fn parse_fusion(text: &str) -> Fusion {
+    let (kind, number) = text
+        .split_once(':')
+        .expect("CATALOG_FUSION is weighted:W, standing:W or rrf:K");
+    let number: f32 = number.parse().expect("CATALOG_FUSION's number is a number");
+    match kind {
+        "weighted" => Fusion::Weighted { dense: number },
+        "standing" => Fusion::Standing {
+            dense: number,
+            full: STRONG_SPREAD,
+        },
+        "rrf" => Fusion::Rrf { k: number },
+        _ => panic!("CATALOG_FUSION is weighted:W, standing:W or rrf:K, not {text}"),
+    }
+}
 
 /// The model, its on-disk vector cache and the fusion to use.
 pub struct Vectors {
@@ -35,9 +54,7 @@ impl Vectors {
         let model = MiniLm::from_dir(&dir).expect("CATALOG_VECTORS names the model folder");
         let fusion = std::env::var("CATALOG_FUSION")
             .ok()
-            .map_or_else(Fusion::default, |w| Fusion::Weighted {
-                dense: w.parse().expect("CATALOG_FUSION is a weight from 0 to 1"),
-            });
+            .map_or_else(Fusion::default, |f| parse_fusion(&f));
         Some(Vectors {
             model: Arc::new(model),
             cache: EmbeddingCache::new(
