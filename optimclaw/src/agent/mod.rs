@@ -117,6 +117,9 @@ pub struct Agent {
     turn_sizes: Vec<usize>,
     usage: Vec<RequestUsage>,
     cancel: CancelHandle,
+    /// The eager tools array's tokens, once measured (`Some(None)`: could
+    /// not be measured).
+    #[cfg(feature = "tokens")]
     eager_tool_tokens: Option<Option<usize>>,
     /// The preload-needs-the-bridge warning was given.
     preload_warned: bool,
@@ -192,6 +195,7 @@ impl Agent {
             turn_sizes: Vec::new(),
             usage: Vec::new(),
             cancel: CancelHandle::default(),
+            #[cfg(feature = "tokens")]
             eager_tool_tokens: None,
             preload_warned: false,
         }
