@@ -78,7 +78,7 @@ async def main():
                 found = await s.call_tool("tool_info", {"query": "job_create"})
                 check(not found.is_error and found.structured_content["tools"][0]["name"] == "job_create",
                       f"tool_info: {found.structured_content}")
-                for _ in range(50):
+                for _ in range(400):
                     if notes:
                         break
                     await asyncio.sleep(0.05)

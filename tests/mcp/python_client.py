@@ -112,7 +112,7 @@ async def lazy_mode(home):
             found = await s.call_tool("tool_info", {"query": "job_create"})
             check(not found.is_error, text_of(found))
             check(found.structured_content["tools"][0]["name"] == "job_create", "tool_info answers job_create")
-            for _ in range(50):
+            for _ in range(400):
                 if notes:
                     break
                 await asyncio.sleep(0.05)
@@ -153,7 +153,7 @@ async def eager_mode(home):
 
 
 async def wait_for(notes, count):
-    for _ in range(100):
+    for _ in range(400):
         if len(notes) >= count:
             return True
         await asyncio.sleep(0.05)
@@ -184,7 +184,7 @@ async def imported_server(home):
             # notification, for the refresh (none for loading faulty__grow).
             check(await wait_for(notes, seen + 1), "the imported server's change reached us")
             extra = None
-            for _ in range(100):
+            for _ in range(400):
                 found = await s.call_tool("tool_info", {"query": "faulty__extra"})
                 named = [t for t in found.structured_content["tools"] if t["name"] == "faulty__extra"]
                 if named:
