@@ -38,6 +38,7 @@ mod config;
 mod error;
 mod guard;
 mod http;
+mod measure;
 mod model;
 mod openai;
 mod reply;
@@ -117,10 +118,9 @@ pub struct Agent {
     turn_sizes: Vec<usize>,
     usage: Vec<RequestUsage>,
     cancel: CancelHandle,
-    /// The eager tools array's tokens, once measured (`Some(None)`: could
-    /// not be measured).
+    /// The eager tools array's tokens, once measured (`measure.rs`).
     #[cfg(feature = "tokens")]
-    eager_tool_tokens: Option<Option<usize>>,
+    eager_tool_tokens: Option<usize>,
     /// The preload-needs-the-bridge warning was given.
     preload_warned: bool,
 }
@@ -403,26 +403,6 @@ impl Agent {
             }
         }
     }
-
-    #[cfg(feature = "tokens")]
-    fn measure_tools(&mut self, usage: &mut RequestUsage, tools: &[Value], note: Option<&str>) {
-        use crate::tokens::{Encoding, RequestTokens};
-        usage.tool_tokens = Some(RequestTokens::measure(tools, note, Encoding::O200kBase).total());
-        if self.eager_tool_tokens.is_none() {
-            let eager = self
-                .session
-                .registry()
-                .prompt::<&str>(&crate::LazyConfig::eager(), &[])
-                .render(self.dialect(), RenderOptions::default());
-            let eager =
-                Some(RequestTokens::measure(&eager.tools, None, Encoding::O200kBase).total());
-            self.eager_tool_tokens = Some(eager);
-        }
-        usage.eager_tool_tokens = self.eager_tool_tokens.flatten();
-    }
-
-    #[cfg(not(feature = "tokens"))]
-    fn measure_tools(&mut self, _: &mut RequestUsage, _: &[Value], _: Option<&str>) {}
 
     /// Whether `tool_info` results go back as Anthropic `tool_reference`
     /// blocks ([`LoadStrategy::Native`] on the messages API).

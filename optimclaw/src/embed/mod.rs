@@ -12,7 +12,8 @@
 //! `minilm`). Plug in any other by implementing the trait.
 //!
 //! Files: `cache.rs` (the on-disk vectors), `index.rs` (vectors of a
-//! catalog, cosine ranking, fusion), `search.rs` (what a registry holds:
+//! catalog, cosine ranking, how cosines spread), `fusion.rs` (keyword and
+//! vector rankings made one), `search.rs` (what a registry holds:
 //! configuration, vectors, thresholds), `http.rs`, `minilm.rs`.
 
 // The embedders named above exist only with their features; the docs are
@@ -23,6 +24,7 @@
 )]
 
 mod cache;
+mod fusion;
 #[cfg(feature = "embed-http")]
 mod http;
 mod index;
@@ -33,9 +35,10 @@ mod search;
 use std::fmt;
 
 pub use cache::EmbeddingCache;
+pub use fusion::{Fusion, fuse};
 #[cfg(feature = "embed-http")]
 pub use http::HttpEmbedder;
-pub use index::{CosineSpread, Fusion, STRONG_SPREAD, SemanticIndex, fuse, tool_text};
+pub use index::{CosineSpread, STRONG_SPREAD, SemanticIndex, tool_text};
 #[cfg(feature = "minilm")]
 pub use minilm::MiniLm;
 pub(crate) use search::{FusedHit, SemanticSearch};
