@@ -241,7 +241,7 @@ impl CosineSpread {
 /// How far (in standard deviations of the query's cosines) a tool must
 /// stand out to be a strong vector match: the default of
 /// [`SemanticConfig::strong_spread`](super::SemanticConfig::strong_spread),
-/// and where [`Fusion::Standing`] gives the vectors their whole weight.
+/// and where [`Fusion::Standing`](super::Fusion::Standing) gives the vectors their whole weight.
 pub const STRONG_SPREAD: f32 = 6.0;
 
 #[cfg(test)]
