@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use optimclaw::embed::{EmbedError, Embedder, EmbeddingCache, SemanticConfig};
+use optimclaw::embed::{EmbedError, Embedder, EmbeddingCache, Fusion, SemanticConfig};
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext, ToolScope};
 use serde_json::{Value, json};
 
@@ -144,6 +144,58 @@ fn a_paraphrase_without_shared_words_is_found_by_vectors() {
     assert_eq!(
         registry.search("umbrella forecast", 1)[0].name(),
         "weather_now"
+    );
+}
+
+#[test]
+fn the_vectors_best_gets_a_seat_when_keyword_near_misses_outscore_it() {
+    // Six tools share the request's one known word; the tool the request
+    // means shares none. With the vectors given no weight in the fused
+    // score, only its seat can show it.
+    let mut catalog: Vec<DynamicTool> = (1..=6)
+        .map(|i| {
+            tool(
+                &format!("paint_wall_{i}"),
+                &format!("Paint a wall in colour {i}."),
+            )
+        })
+        .collect();
+    catalog.push(tool(
+        "weather_now",
+        "Current conditions: temperature and rain.",
+    ));
+    let build = |seats: usize| {
+        let mut config = SemanticConfig::new(Concepts::new());
+        config.cache = None;
+        config.fusion = Fusion::Weighted { dense: 0.0 };
+        config.vector_seats = seats;
+        Registry::builder()
+            .without_linked()
+            .lazy(LazyConfig::lazy())
+            .tools(catalog.clone())
+            .semantic(config)
+            .build()
+            .unwrap()
+    };
+    let names = |registry: &Registry, k: usize| -> Vec<String> {
+        let answer = registry.tool_info("umbrella by the wall", k).unwrap();
+        answer.tools.into_iter().map(|t| t.name).collect()
+    };
+    let seated = build(2);
+    let five = names(&seated, 5);
+    assert_eq!(five.len(), 5);
+    assert_eq!(five[3], "weather_now", "{five:?}");
+    assert!(
+        five[..3].iter().all(|n| n.starts_with("paint_wall_")),
+        "{five:?}"
+    );
+    // The first place stays the fusion's: no seat in an answer of one.
+    assert!(names(&seated, 1)[0].starts_with("paint_wall_"));
+    // Without seats, the fused order alone: the keyword near misses.
+    let unseated = names(&build(0), 5);
+    assert!(
+        !unseated.contains(&"weather_now".to_owned()),
+        "{unseated:?}"
     );
 }
 

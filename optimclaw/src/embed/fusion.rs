@@ -98,6 +98,61 @@ pub fn fuse(
     fused
 }
 
+/// The seats [`SemanticConfig::vector_seats`](super::SemanticConfig::vector_seats)
+/// gives by default: two of a five-tool answer.
+pub const VECTOR_SEATS: usize = 2;
+
+/// A fused list of at most `k` (registry index, score), best first, whose
+/// last places go to the vector ranking's most confident picks that the
+/// fusion left out: of the vectors' first `seats + 1` tools, those not in
+/// the fusion's first `k - seats`, at most `seats` of them, in the
+/// vectors' order; the fusion's next fill the places that remain. The
+/// first place and at least half the list stay the fusion's (no more than
+/// `(k - 1) / 2` seats).
+///
+/// Why: the fused score leans on the keywords, so a tool that only the
+/// vectors find (a paraphrase sharing no word) ranks below the keywords'
+/// near misses. Its seat puts it in front of the model without moving the
+/// fusion's best. Only the vectors' first few qualify: a seat for a tool
+/// they rank lower would push out a keyword candidate the request needs
+/// as well (a several-step request). On the dev catalogs two seats of five
+/// raised hit@5 on five of eight and lowered neither hit@5 nor multi-tool
+/// recall on any (BENCHMARKS.md §2b).
+///
+/// `fused` is the fusion's whole list ([`fuse`] with a `k` of the pool),
+/// `dense` the vector ranking, best first. A seated tool keeps the score
+/// the fusion gave it (0 when `fused` does not hold it), so scores need
+/// not fall along the list.
+pub fn seat_vectors(
+    fused: &[(usize, f32)],
+    dense: &[(usize, f32)],
+    seats: usize,
+    k: usize,
+) -> Vec<(usize, f32)> {
+    let seats = seats.min(k.saturating_sub(1) / 2);
+    let mut out: Vec<(usize, f32)> = fused.iter().take(k - seats).copied().collect();
+    let score = |tool: usize| fused.iter().find(|h| h.0 == tool).map_or(0.0, |h| h.1);
+    let mut seated = 0;
+    for &(tool, _) in dense.iter().take(seats + 1) {
+        if seated == seats {
+            break;
+        }
+        if !out.iter().any(|h| h.0 == tool) {
+            out.push((tool, score(tool)));
+            seated += 1;
+        }
+    }
+    for &hit in fused {
+        if out.len() >= k {
+            break;
+        }
+        if !out.iter().any(|h| h.0 == hit.0) {
+            out.push(hit);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -192,5 +247,38 @@ mod tests {
                 fuse(&lexical, &dense, &flat, Fusion::Weighted { dense: 0.0 }, 3)
             );
         }
+    }
+
+    #[test]
+    fn the_last_seats_go_to_the_vectors_best_the_fusion_left_out() {
+        let fused = [(1, 1.0), (2, 0.9), (3, 0.8), (4, 0.7), (5, 0.6), (6, 0.5)];
+        // The vectors' best is listed already; 7 and 8 are among their
+        // first three, not in the fusion's first three; 9 ranks too low.
+        let dense = [(1, 0.9), (7, 0.8), (8, 0.7), (9, 0.6)];
+        let tools = |hits: Vec<(usize, f32)>| hits.iter().map(|h| h.0).collect::<Vec<_>>();
+        assert_eq!(tools(seat_vectors(&fused, &dense, 2, 5)), [1, 2, 3, 7, 8]);
+        // Only one of the vectors' first three is left out: one seat, and
+        // the fusion keeps the other place (not 9).
+        let one_new = [(1, 0.9), (7, 0.8), (2, 0.7), (9, 0.6)];
+        assert_eq!(tools(seat_vectors(&fused, &one_new, 2, 5)), [1, 2, 3, 7, 4]);
+        // A seated tool keeps its fused score, 0 without one.
+        let seated = seat_vectors(&fused, &dense, 2, 5);
+        assert_eq!(seated[3], (7, 0.0));
+        // The first place and half the list stay the fusion's.
+        assert_eq!(tools(seat_vectors(&fused, &dense, 2, 1)), [1]);
+        assert_eq!(tools(seat_vectors(&fused, &dense, 2, 2)), [1, 2]);
+        // One seat: the vectors' first two qualify.
+        assert_eq!(tools(seat_vectors(&fused, &dense, 2, 3)), [1, 2, 7]);
+        assert_eq!(tools(seat_vectors(&fused, &dense, 0, 5)), [1, 2, 3, 4, 5]);
+        // Vectors with nothing new: the fusion fills the places.
+        assert_eq!(
+            tools(seat_vectors(&fused, &[(2, 0.9), (1, 0.8)], 2, 5)),
+            [1, 2, 3, 4, 5]
+        );
+        // Fewer candidates than places: all of them, each once.
+        assert_eq!(
+            tools(seat_vectors(&fused[..2], &[(2, 0.9), (9, 0.1)], 2, 5)),
+            [1, 2, 9]
+        );
     }
 }

@@ -35,7 +35,7 @@ mod search;
 use std::fmt;
 
 pub use cache::EmbeddingCache;
-pub use fusion::{Fusion, fuse};
+pub use fusion::{Fusion, VECTOR_SEATS, fuse, seat_vectors};
 #[cfg(feature = "embed-http")]
 pub use http::HttpEmbedder;
 pub use index::{CosineSpread, STRONG_SPREAD, SemanticIndex, tool_text};

@@ -4,7 +4,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{EmbedError, Embedder, EmbeddingCache, Fusion, STRONG_SPREAD, SemanticIndex, fuse};
+use super::{
+    EmbedError, Embedder, EmbeddingCache, Fusion, STRONG_SPREAD, SemanticIndex, VECTOR_SEATS, fuse,
+    seat_vectors,
+};
 use crate::tool::Tool;
 
 /// Candidates each ranking hands to the fusion.
@@ -26,6 +29,10 @@ pub struct SemanticConfig {
     pub cache: Option<EmbeddingCache>,
     /// How the two rankings combine.
     pub fusion: Fusion,
+    /// The last places of an answer that go to the vector ranking's best
+    /// tools the fusion left out ([`seat_vectors`]; at most
+    /// `(max_results - 1) / 2`); 0 keeps the fused order alone.
+    pub vector_seats: usize,
     /// A hit is strong when its keyword strength ([`Hit::strength`])
     /// reaches this…
     ///
@@ -50,6 +57,7 @@ impl SemanticConfig {
             embedder,
             cache: EmbeddingCache::default_dir().map(EmbeddingCache::new),
             fusion: Fusion::default(),
+            vector_seats: VECTOR_SEATS,
             strong_keywords: STRONG_KEYWORDS,
             strong_spread: STRONG_SPREAD,
         }
@@ -62,6 +70,7 @@ impl fmt::Debug for SemanticConfig {
             .field("embedder", &self.embedder.id())
             .field("cache", &self.cache)
             .field("fusion", &self.fusion)
+            .field("vector_seats", &self.vector_seats)
             .field("strong_keywords", &self.strong_keywords)
             .field("strong_spread", &self.strong_spread)
             .finish()
@@ -116,7 +125,8 @@ impl SemanticSearch {
 
     /// Fuses keyword hits `(tool, score, strength)` with the vector ranking
     /// of `query` among the tools `keep` accepts; at most `k`, best first,
-    /// and whether the query matched the catalog at all: some tool's
+    /// the last [`SemanticConfig::vector_seats`] given to the vectors' best
+    /// that the fusion left out, and whether the query matched the catalog at all: some tool's
     /// keyword strength or standardized cosine reaches its threshold.
     pub(crate) fn fuse(
         &self,
@@ -134,7 +144,8 @@ impl SemanticSearch {
             .is_some_and(|h| h.2 >= self.config.strong_keywords)
             || dense.first().is_some_and(|h| spread.stands_out(h.1, z));
         let pairs: Vec<(usize, f32)> = lexical.iter().map(|h| (h.0, h.1)).collect();
-        let hits = fuse(&pairs, &dense, &spread, self.config.fusion, k)
+        let fused = fuse(&pairs, &dense, &spread, self.config.fusion, POOL.max(k));
+        let hits = seat_vectors(&fused, &dense, self.config.vector_seats, k)
             .into_iter()
             .map(|(tool, _)| FusedHit {
                 tool,

@@ -5,13 +5,15 @@
 //! `CATALOG_FUSION` sets the fusion (default the shipped one):
 //! `weighted:W` (the vectors' weight W, 0 to 1), `standing:W` (W as far as
 //! the vectors' best stands out, whole at `STRONG_SPREAD` deviations) or
-//! `rrf:K`.
+//! `rrf:K`. `CATALOG_SEATS=N` sets the places given to the vectors' best
+//! that the fusion left out (default the shipped `VECTOR_SEATS`).
 
 use std::path::Path;
 use std::sync::Arc;
 
 use optimclaw::embed::{
     CosineSpread, EmbeddingCache, Fusion, MiniLm, STRONG_SPREAD, SemanticConfig, SemanticIndex,
+    VECTOR_SEATS,
 };
 use optimclaw::{Registry, Tool};
 
@@ -37,6 +39,7 @@ pub struct Vectors {
     model: Arc<MiniLm>,
     cache: EmbeddingCache,
     fusion: Fusion,
+    seats: usize,
 }
 
 /// One query against one catalog's vectors.
@@ -48,7 +51,8 @@ pub struct Scored {
 }
 
 impl Vectors {
-    /// From `CATALOG_VECTORS` and `CATALOG_FUSION`; `None` without them.
+    /// From `CATALOG_VECTORS`, `CATALOG_FUSION` and `CATALOG_SEATS`; `None`
+    /// without `CATALOG_VECTORS`.
     pub fn from_env() -> Option<Self> {
         let dir = std::env::var("CATALOG_VECTORS").ok()?;
         let model = MiniLm::from_dir(&dir).expect("CATALOG_VECTORS names the model folder");
@@ -61,14 +65,20 @@ impl Vectors {
                 Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/embed-cache"),
             ),
             fusion,
+            seats: std::env::var("CATALOG_SEATS")
+                .ok()
+                .map_or(VECTOR_SEATS, |n| {
+                    n.parse().expect("CATALOG_SEATS is a number of places")
+                }),
         })
     }
 
-    /// The registry setting: this model, the cache, the fusion.
+    /// The registry setting: this model, the cache, the fusion, the seats.
     pub fn config(&self) -> SemanticConfig {
         let mut config = SemanticConfig::new(self.model.clone());
         config.cache = Some(self.cache.clone());
         config.fusion = self.fusion;
+        config.vector_seats = self.seats;
         config
     }
 
