@@ -4,6 +4,9 @@
 # scores with all-MiniLM-L6-v2 (bench/src/bin/rerank_standin.rs), next to
 # the same catalogs without it in the same run. Prints quality per catalog,
 # tool_info latency, and the o200k tokens a search sends to the endpoint.
+# Then the same with `ChatReranker` against the stand-in's OpenAI-compatible
+# chat route (a judge that reads the same cosines), for its tokens per
+# search and latency.
 # Usage: bash bench/rerank.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +26,10 @@ echo
 echo "## keywords, then the reranker over the best 10"
 CATALOG_RERANK="$url/v1/rerank" ./target/release/catalogs bench/data/dev/sets.json \
   | sed '/^- bfcl-short/,$d'
+echo
+echo "## keywords, then the chat reranker over the best 10 (the stand-in judges by MiniLM cosine)"
+CATALOG_RERANK_CHAT="$url/v1" ./target/release/catalogs bench/data/dev/sets.json \
+  | sed '/^- bfcl-short/,$d'
 stats=$(curl -s "$url/stats")
 echo
-echo "stand-in: $stats (requests, and o200k tokens of their queries and documents)"
+echo "stand-in: $stats (/rerank requests and the o200k tokens of their queries and documents; chat requests and their prompt and completion tokens)"

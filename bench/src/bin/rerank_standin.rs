@@ -7,9 +7,22 @@
 //! tokens a search sends are the real endpoint's; the quality is that of
 //! this small model used as a reranker, not of a cross-encoder.
 //!
+//! It also serves `POST …/chat/completions` as an OpenAI-compatible chat
+//! model would for `ChatReranker`: it reads the request and the numbered
+//! tools from the prompt `ChatReranker` writes, and answers
+//! `{"tools": [numbers]}` as a judge that reads the same cosines: the tools
+//! within [`CLOSE`] of the best, at most three, best first, or none when the
+//! best is under [`FITS`] (`STANDIN_FITS` sets another). Usage is reported as OpenAI reports it
+//! (`prompt_tokens`, `completion_tokens`, `total_tokens`, o200k), and what
+//! OpenAI refuses (no model, no messages, a message without a role or
+//! content) gets HTTP 400 with its error shape. The judgement is this small
+//! model's, not a chat model's: what it measures is the wiring, the tokens
+//! a search costs and the latency of a round trip.
+//!
 //! Usage: `rerank_standin MODEL_DIR PORT_FILE`: writes its port to
 //! PORT_FILE, serves until killed. `GET /stats` answers the requests
-//! served and the o200k tokens of their queries and documents.
+//! served and the o200k tokens of their queries and documents, and the
+//! chat requests with their prompt and completion tokens.
 
 use std::convert::Infallible;
 use std::path::Path;
@@ -28,6 +41,52 @@ struct StandIn {
     cache: EmbeddingCache,
     requests: AtomicU64,
     tokens: AtomicU64,
+    chat_requests: AtomicU64,
+    prompt_tokens: AtomicU64,
+    completion_tokens: AtomicU64,
+    /// The judge's cosine under which no tool fits.
+    fits: f32,
+}
+
+/// The stand-in judge's default cosine under which no tool fits
+/// (BENCHMARKS.md §2d has the curve from 0.1 to 0.4).
+const FITS: f32 = 0.2;
+/// How far under the best a cosine may be and still be picked.
+const CLOSE: f32 = 0.05;
+
+/// What OpenAI's chat completions answer 400 for, among what a reranker
+/// sends: a missing model, no messages, a message without a known role or
+/// a string content.
+fn chat_refusal(body: &Value) -> Option<&'static str> {
+    if body["model"].as_str().is_none_or(str::is_empty) {
+        return Some("you must provide a model parameter");
+    }
+    let Some(messages) = body["messages"].as_array().filter(|m| !m.is_empty()) else {
+        return Some("messages must be a non-empty array");
+    };
+    let roles = ["system", "developer", "user", "assistant", "tool"];
+    if !messages
+        .iter()
+        .all(|m| m["role"].as_str().is_some_and(|r| roles.contains(&r)) && m["content"].is_string())
+    {
+        return Some("each message needs a role and a string content");
+    }
+    None
+}
+
+/// The request and the numbered tools of `ChatReranker`'s prompt:
+/// `Request: …\n\nTools:\n1. …\n2. …`.
+fn read_prompt(prompt: &str) -> Option<(&str, Vec<&str>)> {
+    let rest = prompt.strip_prefix("Request: ")?;
+    let (request, tools) = rest.split_once("\n\nTools:\n")?;
+    let docs = tools
+        .lines()
+        .filter_map(|line| {
+            let (number, doc) = line.split_once(". ")?;
+            number.parse::<usize>().ok().map(|_| doc)
+        })
+        .collect();
+    Some((request, docs))
 }
 
 /// What Cohere and Jina answer 400 for: a missing model or query, not 1 to
@@ -106,6 +165,82 @@ impl StandIn {
         }))
     }
 
+    /// A chat completion as `ChatReranker` asks for one: the judge's
+    /// picks as JSON, with OpenAI's usage.
+    fn chat(&self, body: &Value) -> Result<Value, String> {
+        if let Some(why) = chat_refusal(body) {
+            return Err(why.to_owned());
+        }
+        let messages = body["messages"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let prompt = messages
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "user")
+            .and_then(|m| m["content"].as_str())
+            .unwrap_or_default();
+        let (request, docs) = read_prompt(prompt)
+            .ok_or("the prompt is not ChatReranker's (Request: …, Tools: 1. …)")?;
+        let q = self
+            .model
+            .embed(&[request])
+            .map_err(|e| e.to_string())?
+            .pop()
+            .ok_or("no query vector")?;
+        let (vectors, _) = self
+            .cache
+            .embed_all(&self.model, &docs)
+            .map_err(|e| e.to_string())?;
+        let mut scored: Vec<(usize, f32)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i, cosine(&q, v)))
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let best = scored.first().map_or(0.0, |s| s.1);
+        let picks: Vec<usize> = if best < self.fits {
+            Vec::new()
+        } else {
+            scored
+                .iter()
+                .take_while(|s| s.1 >= best - CLOSE)
+                .take(3)
+                .map(|s| s.0 + 1)
+                .collect()
+        };
+        let content = json!({"tools": picks}).to_string();
+        // OpenAI counts a few tokens of framing per message besides the
+        // contents.
+        let prompt_tokens = messages
+            .iter()
+            .map(|m| Encoding::O200kBase.count(m["content"].as_str().unwrap_or_default()) + 3)
+            .sum::<usize>()
+            + 3;
+        let completion_tokens = Encoding::O200kBase.count(&content);
+        self.chat_requests.fetch_add(1, Ordering::Relaxed);
+        self.prompt_tokens
+            .fetch_add(prompt_tokens as u64, Ordering::Relaxed);
+        self.completion_tokens
+            .fetch_add(completion_tokens as u64, Ordering::Relaxed);
+        Ok(json!({
+            "id": format!("chatcmpl-standin-{}", self.chat_requests.load(Ordering::Relaxed)),
+            "object": "chat.completion",
+            "model": body["model"],
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }))
+    }
+
     async fn handle(&self, req: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
         let reply = |status: StatusCode, body: Value| {
             let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
@@ -118,8 +253,25 @@ impl StandIn {
                 json!({
                     "requests": self.requests.load(Ordering::Relaxed),
                     "tokens": self.tokens.load(Ordering::Relaxed),
+                    "chat_requests": self.chat_requests.load(Ordering::Relaxed),
+                    "prompt_tokens": self.prompt_tokens.load(Ordering::Relaxed),
+                    "completion_tokens": self.completion_tokens.load(Ordering::Relaxed),
                 }),
             ),
+            (Method::POST, path) if path.ends_with("/chat/completions") => {
+                let refused =
+                    |why: &str| json!({"error": {"message": why, "type": "invalid_request_error"}});
+                let Ok(bytes) = req.into_body().collect().await.map(|b| b.to_bytes()) else {
+                    return reply(StatusCode::BAD_REQUEST, refused("unreadable body"));
+                };
+                let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
+                    return reply(StatusCode::BAD_REQUEST, refused("invalid JSON"));
+                };
+                match self.chat(&body) {
+                    Ok(answer) => reply(StatusCode::OK, answer),
+                    Err(why) => reply(StatusCode::BAD_REQUEST, refused(&why)),
+                }
+            }
             (Method::POST, path) if path.ends_with("/rerank") => {
                 let Ok(bytes) = req.into_body().collect().await.map(|b| b.to_bytes()) else {
                     return reply(
@@ -156,6 +308,11 @@ async fn main() {
         ),
         requests: AtomicU64::new(0),
         tokens: AtomicU64::new(0),
+        chat_requests: AtomicU64::new(0),
+        prompt_tokens: AtomicU64::new(0),
+        completion_tokens: AtomicU64::new(0),
+        fits: std::env::var("STANDIN_FITS")
+            .map_or(FITS, |v| v.parse().expect("STANDIN_FITS is a cosine")),
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await

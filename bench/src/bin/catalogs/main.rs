@@ -14,8 +14,9 @@
 //! (see `vectors.rs`). Built with feature `rerank`, `CATALOG_RERANK=URL`
 //! adds an `HttpReranker` at that `/rerank` URL as the second stage
 //! (model `CATALOG_RERANK_MODEL`; `bench/rerank.sh` runs it against a
-//! stand-in). With either, each
-//! catalog's `tool_info` latency is printed too.
+//! stand-in), or `CATALOG_RERANK_CHAT=BASE_URL` a `ChatReranker` at that
+//! OpenAI-compatible base URL. With any of them, each catalog's
+//! `tool_info` latency is printed too.
 
 mod curves;
 #[cfg(feature = "minilm")]
@@ -150,7 +151,15 @@ fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>, vectors: &Vecto
                 std::env::var("CATALOG_RERANK_MODEL").unwrap_or_else(|_| "standin".to_owned()),
             ),
         ))),
-        Err(_) => builder,
+        Err(_) => match std::env::var("CATALOG_RERANK_CHAT") {
+            Ok(url) => builder.reranker(optimclaw::rerank::RerankConfig::new(std::sync::Arc::new(
+                optimclaw::rerank::ChatReranker::new(
+                    &url,
+                    std::env::var("CATALOG_RERANK_MODEL").unwrap_or_else(|_| "standin".to_owned()),
+                ),
+            ))),
+            Err(_) => builder,
+        },
     };
     let builder = match tools {
         Some(tools) => builder
@@ -458,7 +467,9 @@ fn main() {
         }
         spread_curve(&vector_curves);
     }
-    if std::env::var_os("CATALOG_VECTORS").is_some() || std::env::var_os("CATALOG_RERANK").is_some()
+    if ["CATALOG_VECTORS", "CATALOG_RERANK", "CATALOG_RERANK_CHAT"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
     {
         println!("\ntool_info latency per request with a tool (ms)\n");
         println!("| catalog | median | p95 |");
