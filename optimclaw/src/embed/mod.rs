@@ -2,7 +2,8 @@
 //! into vectors; the registry embeds each deferred tool once when it is
 //! built (cached on disk by content hash, [`EmbeddingCache`]), embeds each
 //! keyword query, and fuses the cosine ranking with BM25F
-//! ([`fuse`]). Off unless a registry is given an embedder
+//! ([`fuse`]), keeping the last places of an answer for the vectors' most
+//! confident picks ([`seat_vectors`]). Off unless a registry is given an embedder
 //! ([`RegistryBuilder::embedder`](crate::RegistryBuilder::embedder));
 //! keyword search stays the default.
 //!
@@ -13,7 +14,7 @@
 //!
 //! Files: `cache.rs` (the on-disk vectors), `index.rs` (vectors of a
 //! catalog, cosine ranking, how cosines spread), `fusion.rs` (keyword and
-//! vector rankings made one), `search.rs` (what a registry holds:
+//! vector rankings made one, and the vectors' seats), `search.rs` (what a registry holds:
 //! configuration, vectors, thresholds), `http.rs`, `minilm.rs`.
 
 // The embedders named above exist only with their features; the docs are
