@@ -120,6 +120,27 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
 }
 
 impl StandIn {
+    /// Each document's cosine with the query, best first (ties by index).
+    fn ranked(&self, query: &str, docs: &[&str]) -> Result<Vec<(usize, f32)>, String> {
+        let q = self
+            .model
+            .embed(&[query])
+            .map_err(|e| e.to_string())?
+            .pop()
+            .ok_or("no query vector")?;
+        let (vectors, _) = self
+            .cache
+            .embed_all(&self.model, docs)
+            .map_err(|e| e.to_string())?;
+        let mut scored: Vec<(usize, f32)> = vectors
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i, cosine(&q, v)))
+            .collect();
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(scored)
+    }
+
     fn rerank(&self, body: &Value) -> Result<Value, String> {
         if let Some(why) = refusal(body) {
             return Err(why.to_owned());
@@ -136,22 +157,11 @@ impl StandIn {
                 .sum::<usize>();
         self.tokens.fetch_add(spent as u64, Ordering::Relaxed);
         self.requests.fetch_add(1, Ordering::Relaxed);
-        let q = self
-            .model
-            .embed(&[query])
-            .map_err(|e| e.to_string())?
-            .pop()
-            .ok_or("no query vector")?;
-        let (vectors, _) = self
-            .cache
-            .embed_all(&self.model, &docs)
-            .map_err(|e| e.to_string())?;
-        let mut results: Vec<(usize, f32)> = vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i, cosine(&q, v).max(0.0)))
+        let mut results: Vec<(usize, f32)> = self
+            .ranked(query, &docs)?
+            .into_iter()
+            .map(|(i, c)| (i, c.max(0.0)))
             .collect();
-        results.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         if let Some(n) = body["top_n"].as_u64() {
             results.truncate(n as usize);
         }
@@ -183,22 +193,7 @@ impl StandIn {
             .unwrap_or_default();
         let (request, docs) = read_prompt(prompt)
             .ok_or("the prompt is not ChatReranker's (Request: …, Tools: 1. …)")?;
-        let q = self
-            .model
-            .embed(&[request])
-            .map_err(|e| e.to_string())?
-            .pop()
-            .ok_or("no query vector")?;
-        let (vectors, _) = self
-            .cache
-            .embed_all(&self.model, &docs)
-            .map_err(|e| e.to_string())?;
-        let mut scored: Vec<(usize, f32)> = vectors
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (i, cosine(&q, v)))
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let scored = self.ranked(request, &docs)?;
         let best = scored.first().map_or(0.0, |s| s.1);
         let picks: Vec<usize> = if best < self.fits {
             Vec::new()
