@@ -263,6 +263,45 @@ fn a_hyphenated_variant_finds_the_tool_that_writes_it_as_one_word() {
 }
 
 #[test]
+fn chinese_requests_find_tools_described_in_chinese() {
+    // Written without spaces: searched by character pairs, so a request
+    // shares words with a description it does not repeat whole. (Tool
+    // texts as real MCP servers publish them.)
+    let registry = small_catalog(&[
+        ("get_tickets", "查询12306余票信息。"),
+        (
+            "get_train_route_stations",
+            "查询特定列车车次在指定区间内的途径车站、到站时间、出发时间及停留时间等详细经停信息。",
+        ),
+        (
+            "recommend_meals",
+            "根据用户的忌口、过敏原、人数智能推荐菜谱，创建一周的膳食计划以及大致的购物清单",
+        ),
+        (
+            "weibo_trending",
+            "获取微博热搜榜，包含时事热点、社会现象、娱乐新闻",
+        ),
+        ("weather_forecast", "Weather forecast for a city."),
+    ]);
+    for (query, tool) in [
+        ("帮我查一下明天从北京到上海的高铁余票", "get_tickets"),
+        ("G1次列车中间都经停哪些车站？", "get_train_route_stations"),
+        ("我对花生过敏，帮我制定一周的膳食计划", "recommend_meals"),
+        ("微博热搜现在都有什么？", "weibo_trending"),
+        ("weather forecast for Beijing", "weather_forecast"),
+    ] {
+        let a = answer(&registry, query);
+        assert!(!a.no_match, "{query}: {a:?}");
+        assert_eq!(names(&a)[0], tool, "{query}: {a:?}");
+    }
+    // Pairs that span two words match no tool and are not reported as
+    // words no tool has; a request none of these can serve is no match.
+    let a = answer(&registry, "帮我订一张去巴黎的机票");
+    assert!(a.no_match, "{a:?}");
+    assert!(a.unmatched_words.is_empty(), "{a:?}");
+}
+
+#[test]
 fn nothing_shared_at_all_names_the_nearest_tools() {
     let registry = registry();
     let a = answer(&registry, "quantum chromodynamics");

@@ -28,10 +28,10 @@ impl SearchIndex {
         let mut word_terms: HashMap<String, Option<(u32, u32)>> = HashMap::default();
         // Per document: (term, field, word) occurrences, and field lengths.
         let mut occurrences: Vec<Vec<(u32, u8, u32)>> = Vec::new();
-        let mut lengths: Vec<[u32; FIELDS]> = Vec::new();
+        let mut lengths: Vec<[f32; FIELDS]> = Vec::new();
         for (tool_index, tool) in tools {
             let mut occ: Vec<(u32, u8, u32)> = Vec::new();
-            let mut len = [0u32; FIELDS];
+            let mut len = [0f32; FIELDS];
             visit_texts(tool, &mut |f, text| {
                 split_words(text, |word| {
                     let term = match word_terms.get(word) {
@@ -50,7 +50,7 @@ impl SearchIndex {
                         }
                     };
                     if let Some((t, w)) = term {
-                        len[f] += 1;
+                        len[f] += super::cjk::length_of(word);
                         occ.push((t, u8::try_from(f).unwrap_or(0), w));
                     }
                 });
@@ -71,7 +71,7 @@ impl SearchIndex {
         let mut avg = [0f32; FIELDS];
         for len in &lengths {
             for f in 0..FIELDS {
-                avg[f] += len[f] as f32;
+                avg[f] += len[f];
             }
         }
         for a in &mut avg {
@@ -82,7 +82,7 @@ impl SearchIndex {
         let mut wtf: Vec<Vec<(u32, f32)>> = vec![Vec::new(); index.vocab.len()];
         for (d, occ) in occurrences.iter().enumerate() {
             let norm: [f32; FIELDS] =
-                std::array::from_fn(|f| 1.0 - B[f] + B[f] * lengths[d][f] as f32 / avg[f]);
+                std::array::from_fn(|f| 1.0 - B[f] + B[f] * lengths[d][f] / avg[f]);
             let doc = u32::try_from(d).unwrap_or(u32::MAX);
             for run in occ.chunk_by(|a, b| a.0 == b.0) {
                 let v: f32 = run

@@ -9,6 +9,7 @@
 //!
 //! Files: `mod.rs` (the index and its queries: constraints, a hit's
 //! strength), `build.rs` (indexing a catalog), `text.rs` (words to terms),
+//! `cjk.rs` (Chinese, Japanese and Korean as overlapping character pairs),
 //! `terms.rs` (a query's terms), `fields.rs` (which texts of a tool go in
 //! which field), `near.rs` (typos and other forms of an unknown word),
 //! `forms.rs` (the query's own word preferred over another form of its
@@ -19,6 +20,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 mod build;
+mod cjk;
 mod fields;
 mod forms;
 mod near;

@@ -45,8 +45,10 @@ impl SearchIndex {
             }
             let stem = stemmer().stem(w).into_owned();
             if joined && !self.vocab.contains_key(&stem) {
-                // The joined form helps only where a tool writes it; a word
-                // no tool has would only weaken the match.
+                // A joined form, or a pair of Chinese or Japanese
+                // characters (which may span two words), helps only where a
+                // tool writes it; a word no tool has would only weaken the
+                // match.
                 return;
             }
             seen_words.insert(w.to_owned());

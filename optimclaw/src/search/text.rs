@@ -10,6 +10,8 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
+use super::cjk::{emit_pairs, is_cjk};
+
 /// Quantifiers NLTK's list lacks beside its `few` and `more`: "how many",
 /// "how much" open a question and say nothing of what it needs (a tool
 /// whose parameter reads "How many." drew "How many weeks are between two
@@ -142,7 +144,7 @@ impl<F: FnMut(&str, bool)> TimesReader<F> {
         }
     }
 
-    /// Passes `word` on (`joined`: a hyphenated variant's joined form).
+    /// Passes `word` on (`joined`: searched only where a tool writes it).
     fn word(&mut self, word: &str, joined: bool) {
         let number = word.bytes().all(|b| b.is_ascii_digit());
         if std::mem::take(&mut self.held) {
@@ -196,14 +198,16 @@ fn emit_joined(word: &str, variant: &mut Option<String>, emit: &mut impl FnMut(&
 /// beside a number becomes its word (`17%` → `17`, `percent`; `6 × 7` →
 /// `6`, `multiply`, `7`), "times" between numbers adds `multiply`, and a
 /// hyphenated variant is also one word (`SHA-256` → `sha`, `256`,
-/// `sha256`).
+/// `sha256`). Chinese, Japanese and Korean, written without spaces, become
+/// overlapping character pairs (`火车票` → `火车`, `车票`).
 pub fn split_words(text: &str, mut emit: impl FnMut(&str)) {
     split_marked(text, |w, _| emit(w));
 }
 
-/// [`split_words`], telling each word's `emit` whether it is a hyphenated
-/// variant's joined form (`sha256` of `SHA-256`), which a request searches
-/// only where a tool writes it.
+/// [`split_words`], telling each word's `emit` whether a request searches
+/// it only where a tool writes it: a hyphenated variant's joined form
+/// (`sha256` of `SHA-256`), or a pair of Chinese, Japanese or Korean
+/// characters (`cjk.rs`).
 pub(super) fn split_marked(text: &str, emit: impl FnMut(&str, bool)) {
     let mut reader = TimesReader::new(emit);
     let mut emit = |w: &str, joined: bool| reader.word(w, joined);
@@ -219,9 +223,24 @@ pub(super) fn split_marked(text: &str, emit: impl FnMut(&str, bool)) {
 fn split_unicode(text: &str, emit: &mut impl FnMut(&str, bool)) {
     let mut word = String::new();
     let mut variant = None;
+    // A run of characters written without spaces (`cjk.rs`).
+    let mut run: Vec<char> = Vec::new();
     let chars: Vec<char> = text.chars().collect();
     let at = |j: usize| chars.get(j).copied();
     for (i, &c) in chars.iter().enumerate() {
+        if is_cjk(c) {
+            if !word.is_empty() {
+                emit_joined(&word, &mut variant, emit);
+                variant = None;
+                word.clear();
+            }
+            run.push(c);
+            continue;
+        }
+        if !run.is_empty() {
+            emit_pairs(&run, emit);
+            run.clear();
+        }
         if !c.is_alphanumeric() || iso_separator(at, i) {
             if !word.is_empty() {
                 emit_joined(&word, &mut variant, emit);
@@ -249,6 +268,9 @@ fn split_unicode(text: &str, emit: &mut impl FnMut(&str, bool)) {
     }
     if !word.is_empty() {
         emit_joined(&word, &mut variant, emit);
+    }
+    if !run.is_empty() {
+        emit_pairs(&run, emit);
     }
 }
 
@@ -297,17 +319,20 @@ fn split_ascii(bytes: &[u8], emit: &mut impl FnMut(&str, bool)) {
 pub const MAX_WORD_CHARS: usize = 40;
 
 /// Whether `word` (lower-case, from [`split_words`]) is a search term:
-/// not a stop word, a single letter, a bare number or over
-/// [`MAX_WORD_CHARS`].
+/// not a stop word, a single letter (a lone Chinese, Japanese or Korean
+/// character is a term), a bare number or over [`MAX_WORD_CHARS`].
 pub(super) fn is_term(word: &str) -> bool {
     let chars = word.chars().count();
-    (2..=MAX_WORD_CHARS).contains(&chars)
+    // One Chinese or Japanese character can be a word (书, "book").
+    let lone_cjk = chars == 1 && word.chars().all(is_cjk);
+    ((2..=MAX_WORD_CHARS).contains(&chars) || lone_cjk)
         && !stop_words().contains(word)
         && !word.chars().all(|c| c.is_ascii_digit())
 }
 
-/// The search terms of a text: words without stop words, single letters,
-/// bare numbers and runs over [`MAX_WORD_CHARS`], stemmed.
+/// The search terms of a text: words without stop words, single letters
+/// (but a lone Chinese or Japanese character), bare numbers and runs over
+/// [`MAX_WORD_CHARS`], stemmed.
 pub fn analyze(text: &str, out: &mut Vec<String>) {
     split_words(text, |w| {
         if is_term(w) {
@@ -345,6 +370,24 @@ mod tests {
         assert_eq!(words("github__list_PRs"), ["github", "list", "prs"]);
         assert_eq!(words("userIDs"), ["user", "ids"]);
         assert_eq!(words("sha256 base64"), ["sha256", "base64"]);
+    }
+
+    #[test]
+    fn chinese_japanese_and_korean_become_character_pairs() {
+        assert_eq!(words("查询火车票"), ["查询", "询火", "火车", "车票"]);
+        // Beside Latin letters and punctuation, each run on its own.
+        assert_eq!(
+            words("12306余票，MCP服务"),
+            ["12306", "余票", "mcp", "服务"]
+        );
+        assert_eq!(
+            words("游戏王カード"),
+            ["游戏", "戏王", "王カ", "カー", "ード"]
+        );
+        // A lone character is a word, and a term.
+        let mut out = Vec::new();
+        analyze("找 书", &mut out);
+        assert_eq!(out, ["找", "书"]);
     }
 
     #[test]
