@@ -17,6 +17,7 @@ fn registry() -> &'static Registry {
             {"name": "github__list_PRs", "description": "List pull requests of a repository.", "inputSchema": {"type": "object", "properties": {"repo": {"type": "string", "description": "owner/name"}}}},
             {"name": "weatherForecast", "description": "Forecast the weather for a city."},
             {"name": "secrets-set", "description": "Store a secret value under a name."},
+            {"name": "get-tickets", "description": "查询12306余票信息。乗車券を検索します。기차표 조회"},
             {"name": "date_times", "description": "The time between two date-times, timed several times over; secrets of timing.", "inputSchema": {"type": "object", "properties": {"times": {"type": "integer", "description": "How many times"}}}}
         ]}"#;
         let tools = parse_manifest(text, "fuzz", &ManifestOptions::default()).unwrap();
