@@ -253,33 +253,29 @@ impl StandIn {
                     "completion_tokens": self.completion_tokens.load(Ordering::Relaxed),
                 }),
             ),
-            (Method::POST, path) if path.ends_with("/chat/completions") => {
-                let refused =
-                    |why: &str| json!({"error": {"message": why, "type": "invalid_request_error"}});
-                let Ok(bytes) = req.into_body().collect().await.map(|b| b.to_bytes()) else {
-                    return reply(StatusCode::BAD_REQUEST, refused("unreadable body"));
+            (Method::POST, path) => {
+                // Each API answers in its own shape, and refuses in it.
+                type Route = fn(&StandIn, &Value) -> Result<Value, String>;
+                let (route, refused): (Route, fn(&str) -> Value) = if path
+                    .ends_with("/chat/completions")
+                {
+                    (
+                        StandIn::chat,
+                        |why| json!({"error": {"message": why, "type": "invalid_request_error"}}),
+                    )
+                } else if path.ends_with("/rerank") {
+                    (StandIn::rerank, |why| json!({"message": why}))
+                } else {
+                    return reply(StatusCode::NOT_FOUND, json!({"message": "no such route"}));
                 };
-                let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
-                    return reply(StatusCode::BAD_REQUEST, refused("invalid JSON"));
+                let body = match req.into_body().collect().await {
+                    Ok(bytes) => serde_json::from_slice::<Value>(&bytes.to_bytes())
+                        .map_err(|_| "invalid JSON".to_owned()),
+                    Err(_) => Err("unreadable body".to_owned()),
                 };
-                match self.chat(&body) {
+                match body.and_then(|body| route(self, &body)) {
                     Ok(answer) => reply(StatusCode::OK, answer),
                     Err(why) => reply(StatusCode::BAD_REQUEST, refused(&why)),
-                }
-            }
-            (Method::POST, path) if path.ends_with("/rerank") => {
-                let Ok(bytes) = req.into_body().collect().await.map(|b| b.to_bytes()) else {
-                    return reply(
-                        StatusCode::BAD_REQUEST,
-                        json!({"message": "unreadable body"}),
-                    );
-                };
-                let Ok(body) = serde_json::from_slice::<Value>(&bytes) else {
-                    return reply(StatusCode::BAD_REQUEST, json!({"message": "invalid JSON"}));
-                };
-                match self.rerank(&body) {
-                    Ok(answer) => reply(StatusCode::OK, answer),
-                    Err(why) => reply(StatusCode::BAD_REQUEST, json!({"message": why})),
                 }
             }
             _ => reply(StatusCode::NOT_FOUND, json!({"message": "no such route"})),

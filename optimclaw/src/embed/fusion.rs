@@ -164,22 +164,9 @@ mod tests {
         let spread = CosineSpread::default();
         let rrf = fuse(&lexical, &dense, &spread, Fusion::Rrf { k: 60.0 }, 3);
         assert_eq!(rrf[0].0, 1, "first in one list, second in the other");
-        let lex_only = fuse(
-            &lexical,
-            &dense,
-            &spread,
-            Fusion::Weighted { dense: 0.0 },
-            3,
-        );
-        assert_eq!(lex_only[0].0, 1);
-        let dense_only = fuse(
-            &lexical,
-            &dense,
-            &spread,
-            Fusion::Weighted { dense: 1.0 },
-            3,
-        );
-        assert_eq!(dense_only[0].0, 3);
+        let weighted = |w: f32| fuse(&lexical, &dense, &spread, Fusion::Weighted { dense: w }, 3);
+        assert_eq!(weighted(0.0)[0].0, 1, "keywords alone");
+        assert_eq!(weighted(1.0)[0].0, 3, "vectors alone");
         assert_eq!(
             fuse(&lexical, &dense, &spread, Fusion::default(), 1).len(),
             1

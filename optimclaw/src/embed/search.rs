@@ -126,8 +126,9 @@ impl SemanticSearch {
     /// Fuses keyword hits `(tool, score, strength)` with the vector ranking
     /// of `query` among the tools `keep` accepts; at most `k`, best first,
     /// the last [`SemanticConfig::vector_seats`] given to the vectors' best
-    /// that the fusion left out, and whether the query matched the catalog at all: some tool's
-    /// keyword strength or standardized cosine reaches its threshold.
+    /// that the fusion left out, and whether the query matched the catalog
+    /// at all: some tool's keyword strength or standardized cosine reaches
+    /// its threshold.
     pub(crate) fn fuse(
         &self,
         lexical: &[(usize, f32, f32)],

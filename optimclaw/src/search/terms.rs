@@ -45,7 +45,7 @@ impl SearchIndex {
             }
             let stem = stemmer().stem(w).into_owned();
             if joined && !self.vocab.contains_key(&stem) {
-                // A joined form, or a pair of Chinese or Japanese
+                // A joined form, or a pair of Chinese, Japanese or Korean
                 // characters (which may span two words), helps only where a
                 // tool writes it; a word no tool has would only weaken the
                 // match.
@@ -136,5 +136,29 @@ mod tests {
         let joined = registry("Encode a text as utf16 bytes.");
         let terms = joined.search_index().query_terms(query).terms;
         assert_eq!(terms, ["byte", "utf", "utf16"]);
+    }
+
+    #[test]
+    fn chinese_japanese_and_korean_split_into_pairs_beside_other_words() {
+        use super::super::text::{analyze, split_words};
+        let words = |text: &str| {
+            let mut out = Vec::new();
+            split_words(text, |w| out.push(w.to_owned()));
+            out
+        };
+        assert_eq!(words("查询火车票"), ["查询", "询火", "火车", "车票"]);
+        // Beside Latin letters and punctuation, each run on its own.
+        assert_eq!(
+            words("12306余票，MCP服务"),
+            ["12306", "余票", "mcp", "服务"]
+        );
+        assert_eq!(
+            words("游戏王カード"),
+            ["游戏", "戏王", "王カ", "カー", "ード"]
+        );
+        // A lone character is a word, and a term.
+        let mut out = Vec::new();
+        analyze("找 书", &mut out);
+        assert_eq!(out, ["找", "书"]);
     }
 }
