@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """rank_bm25 (BM25Okapi) latency on a corpus, with the same document text and
-tokenisation as ../shared/bench/baseline_bm25.py: index build time and
+tokenisation as bench/baseline_bm25.py: index build time and
 per-query latency (median, p99) of scoring every tool and taking the top 10.
 Usage: bm25_latency.py DIR LABEL   (DIR has tools.json + queries.jsonl)"""
 import json

@@ -4,7 +4,7 @@
 # Usage: bash bench/catalogs.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=${OPTIMCLAW_BENCH_DATA:-../shared/bench}
+data=${OPTIMCLAW_BENCH_DATA:-corpora}
 venv=target/bench-venv
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"

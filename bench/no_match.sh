@@ -4,7 +4,7 @@
 # strength curve. Usage: bash bench/no_match.sh [CORPUS_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus="${1:-../shared/bench/bfcl-dev}"
+corpus="${1:-corpora/bfcl-dev}"
 name="$(basename "$corpus")"
 python3 bench/no_match_set.py "$corpus" "bench/data/$name-no-match.jsonl"
 cargo build --release -q -p optimclaw-bench --bin no_match

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The peer of `catalogs`: rank_bm25 (BM25Okapi, tokenised as
-../shared/bench/baseline_bm25.py does) over the same dev catalogs, as the
+bench/baseline_bm25.py does) over the same dev catalogs, as the
 `catalogs` run wrote them to target/dev-catalogs/, with the same requests.
 Prints hit@1, hit@5 and recall@5 of multi-tool requests per catalog.
 
@@ -32,9 +32,9 @@ def read(path):
 
 
 def main():
-    spec, catalogs, shared = sys.argv[1:4]
+    spec, catalogs, corpora = sys.argv[1:4]
     dev = os.path.dirname(spec)
-    resolve = lambda p: os.path.join(shared, p[7:]) if p.startswith("shared:") else os.path.join(dev, p)
+    resolve = lambda p: os.path.join(corpora, p[8:]) if p.startswith("corpora:") else os.path.join(dev, p)
     print("| catalog | rank_bm25 hit@1 | hit@5 | recall@5 (multi-tool) |")
     print("|---|---|---|---|")
     for s in json.load(open(spec))["sets"]:

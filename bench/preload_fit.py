@@ -15,7 +15,7 @@ with at most 6,000 characters attached to a message and with at most
 CHARS (PreloadOptions::max_chars: a longer schema is left out).
 
 Usage: python3 bench/preload_fit.py SIGNALS.jsonl [DATA_DIR]
-       (DATA_DIR: the shared corpora, default ../shared/bench)
+       (DATA_DIR: the public corpora, default corpora)
 """
 
 import json
@@ -107,7 +107,7 @@ def judge(rows, pair, chars, sizes):
 
 def main():
     rows = [json.loads(line) for line in open(sys.argv[1])]
-    sizes = schema_sizes(sys.argv[2] if len(sys.argv) > 2 else "../shared/bench")
+    sizes = schema_sizes(sys.argv[2] if len(sys.argv) > 2 else "corpora")
     columns = [
         judge(rows, False, 6000, sizes),
         judge(rows, True, 6000, sizes),

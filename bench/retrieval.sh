@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus=${1:-bfcl-dev}
-data=${OPTIMCLAW_BENCH_DATA:-../shared/bench}
+data=${OPTIMCLAW_BENCH_DATA:-corpora}
 venv=target/bench-venv
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
@@ -12,4 +12,4 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 cargo build -q --release -p optimclaw-bench --bin retrieval
 ./target/release/retrieval "$data/$corpus"
-"$venv/bin/python" "$data/baseline_bm25.py" "$data/$corpus"
+"$venv/bin/python" bench/baseline_bm25.py "$data/$corpus"

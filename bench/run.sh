@@ -3,7 +3,7 @@
 # Usage: bash bench/run.sh   (results in bench/results/; takes ~15 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-data=${OPTIMCLAW_BENCH_DATA:-../shared/bench}
+data=${OPTIMCLAW_BENCH_DATA:-corpora}
 results=${BENCH_RESULTS:-bench/results}
 mkdir -p "$results"
 venv=.ci/venv
@@ -21,7 +21,7 @@ echo "== 1. prompt tokens (and bench/results/tokens.svg)"
 ./target/release/tokens | tee "$results/tokens.md"
 
 echo "== 2. tool_info quality on bfcl-dev, next to rank_bm25"
-{ ./target/release/retrieval "$data/bfcl-dev"; "$py" "$data/baseline_bm25.py" "$data/bfcl-dev"; } | tee "$results/quality.jsonl"
+{ ./target/release/retrieval "$data/bfcl-dev"; "$py" bench/baseline_bm25.py "$data/bfcl-dev"; } | tee "$results/quality.jsonl"
 
 echo "== 3. tool_info speed at 1k and 10k tools, next to rank_bm25"
 { ./target/release/search_speed

@@ -5,7 +5,7 @@
 # Usage: bash bench/semantic.sh [CORPUS_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus="${1:-../shared/bench/bfcl-dev}"
+corpus="${1:-corpora/bfcl-dev}"
 model="$(bash tests/embed/fetch_minilm.sh target/models)"
 cargo build --release -q -p optimclaw-bench --features minilm --bin semantic
 ./target/release/semantic "$model" "$corpus"

@@ -5,8 +5,10 @@
 //! real cost, are priced by the `code_tasks` bench).
 //! Run: `cargo bench -p optimclaw-bench --bench code`.
 
+// Links code mode's `run_code` tool.
 use divan::{Bencher, black_box};
 use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
+use optimclaw_code as _;
 use serde_json::{Value, json};
 
 fn main() {

@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use divan::{Bencher, black_box};
-use optimclaw::wasm::{WasmManifest, WasmRuntime};
 use optimclaw::{DynamicTool, Registry, ToolContext};
+use optimclaw_wasm::{WasmManifest, WasmRuntime};
 use serde_json::{Value, json};
 
 fn main() {

@@ -6,13 +6,13 @@ use optimclaw::manifest::{ManifestOptions, load_manifest};
 use optimclaw::{LazyConfig, Registry};
 use serde::Deserialize;
 
-/// The folder of public benchmark corpora (`../shared/bench` from the
-/// repository root), or `OPTIMCLAW_BENCH_DATA` when set.
+/// The folder of public benchmark corpora (`corpora/` in the repository),
+/// or `OPTIMCLAW_BENCH_DATA` when set.
 pub fn data_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("OPTIMCLAW_BENCH_DATA") {
         return PathBuf::from(dir);
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/bench")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpora")
 }
 
 /// One retrieval query with its relevant tool names.

@@ -12,9 +12,9 @@ use assistant::cli::serve::ServeOptions;
 use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
-use optimclaw::agent::{CacheTtl, Compaction, PromptCache};
-use optimclaw::mcp::HttpLimits;
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
+use optimclaw_agent::{CacheTtl, Compaction, PromptCache};
+use optimclaw_mcp::HttpLimits;
 use serde_json::Value;
 
 #[derive(Parser, Debug)]

@@ -42,7 +42,7 @@ async fn run() -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     let session = Session::new(registry);
-    let tools = optimclaw::rig::tools(&session, &app.context());
+    let tools = optimclaw_rig::tools(&session, &app.context());
     eprintln!(
         "rig agent with {} tools: {}",
         tools.len(),
@@ -55,7 +55,7 @@ async fn run() -> Result<(), String> {
     let agent = AgentBuilder::new(config.client().chat(model))
         .preamble(format!(
             "You are a helpful assistant. {}",
-            optimclaw::rig::preamble(&session).unwrap_or_default()
+            optimclaw_rig::preamble(&session).unwrap_or_default()
         ))
         .dynamic_tools(tools)
         .default_max_turns(8)

@@ -1,15 +1,15 @@
 //! `assistant chat`: the catalog in a conversation with a model, through
-//! [`optimclaw::agent`].
+//! [`optimclaw_agent`].
 
 use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use optimclaw::agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ModelConfig, PromptCache, WireFormat,
-};
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
+use optimclaw_agent::{
+    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ModelConfig, PromptCache, WireFormat,
+};
 use serde_json::json;
 
 use crate::jobs::PromptRunner;
@@ -155,7 +155,7 @@ pub fn describe_event(event: &AgentEvent<'_>) -> Option<String> {
 /// Token use of the conversation so far, in one line.
 pub fn usage_line(agent: &Agent) -> String {
     let usage = agent.usage();
-    let sum = |f: fn(&optimclaw::agent::RequestUsage) -> Option<u64>| -> u64 {
+    let sum = |f: fn(&optimclaw_agent::RequestUsage) -> Option<u64>| -> u64 {
         usage.iter().filter_map(f).sum()
     };
     let mut line = format!(

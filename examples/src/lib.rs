@@ -26,6 +26,8 @@ mod secret_tools;
 mod skill_tools;
 
 pub use app::{App, AppConfig};
+// Links code mode's `run_code` tool (`assistant --code-mode`).
+use optimclaw_code as _;
 
 /// Names of the twelve core tools, as the document lists them.
 pub const CORE_TOOLS: [&str; 12] = [

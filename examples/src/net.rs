@@ -209,7 +209,7 @@ pub async fn read_capped(
 
 /// A reqwest error as one line, without the URL's query or credentials.
 pub fn describe(err: &reqwest::Error) -> String {
-    optimclaw::agent::describe_http_error(err)
+    optimclaw_agent::describe_http_error(err)
 }
 
 #[cfg(test)]

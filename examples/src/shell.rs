@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use optimclaw::ToolError;
 #[cfg(target_os = "linux")]
-use optimclaw::sandbox::{Limits, Sandbox};
+use optimclaw_sandbox::{Limits, Sandbox};
 use schemars::JsonSchema;
 use serde::Serialize;
 use tokio::io::AsyncReadExt;
@@ -67,7 +67,7 @@ pub fn sandbox(app: &App, limit: Duration) -> Sandbox {
 /// own process group.
 enum Running {
     #[cfg(target_os = "linux")]
-    Confined(optimclaw::sandbox::Confined),
+    Confined(optimclaw_sandbox::Confined),
     Plain(tokio::process::Child),
 }
 

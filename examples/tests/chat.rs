@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use assistant::chat::{self, ChatSettings};
 use assistant::{App, AppConfig};
-use optimclaw::agent::{ApiKey, CacheTtl, ModelConfig, PromptCache, WireFormat};
 use optimclaw::{LazyConfig, Registry};
+use optimclaw_agent::{ApiKey, CacheTtl, ModelConfig, PromptCache, WireFormat};
 use serde_json::{Value, json};
 
 /// Answers every chat completion request with the next reply; records the

@@ -4,8 +4,8 @@
 //! `tool_info`. A wrong key is refused; a key scoped to some tools sees,
 //! finds and calls only those.
 
-use optimclaw::mcp::{HttpAuth, McpClient, McpClientOptions, McpServer, ServerConfig};
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext, ToolScope, linked_tools};
+use optimclaw_mcp::{HttpAuth, McpClient, McpClientOptions, McpServer, ServerConfig};
 
 const FULL: &str = "node-b-full-key-0123456789";
 const JOBS_ONLY: &str = "node-c-jobs-key-0123456789";

@@ -8,8 +8,8 @@
 
 use std::time::{Duration, Instant};
 
-use optimclaw::mcp::{McpClient, McpClientOptions, ServerConfig};
 use optimclaw::{LazyConfig, Registry, ToolContext, ToolErrorKind};
+use optimclaw_mcp::{McpClient, McpClientOptions, ServerConfig};
 use serde_json::json;
 
 fn program(var: &str) -> String {

@@ -1,5 +1,5 @@
 //! Every tool of three catalogs — the assistant's, 527 real MCP servers'
-//! tools exactly as published (`../shared/bench/mcp-live-526-raw`), and a
+//! tools exactly as published (`corpora/mcp-live-526-raw`), and a
 //! hand-written set of the nastiest shapes (`tests/data/nasty-schemas.json`)
 //! — rendered in every dialect and checked against what each provider's
 //! API accepts (`optimclaw::provider::rules`). No tool may be left out or
@@ -51,7 +51,7 @@ fn catalogs() -> Vec<(&'static str, Registry)> {
         "nasty",
         manifest(&root().join("tests/data/nasty-schemas.json")),
     ));
-    let raw = root().join("../shared/bench/mcp-live-526-raw/tools.json");
+    let raw = root().join("corpora/mcp-live-526-raw/tools.json");
     if raw.exists() {
         out.push(("mcp-live-526-raw", manifest(&raw)));
     } else {

@@ -13,8 +13,8 @@ use std::time::Duration;
 use assistant::redact::Redactor;
 use assistant::{App, AppConfig};
 use base64::Engine;
-use optimclaw::sandbox::Sandbox;
 use optimclaw::{LazyConfig, Registry, ToolContext};
+use optimclaw_sandbox::Sandbox;
 use serde_json::{Value, json};
 
 const SECRET: &str = "sk-live-4f9a2c7e1b8d6035aa17";

@@ -26,7 +26,7 @@ pub(crate) fn bridge_tool() -> DynamicTool {
 }
 
 /// `{name, arguments}` of a `call_tool` call, or an error the model can act on.
-pub(crate) fn unpack_bridge_call(args: Value) -> Result<(String, Value), ToolError> {
+pub fn unpack_bridge_call(args: Value) -> Result<(String, Value), ToolError> {
     let Value::Object(mut map) = args else {
         return Err(ToolError::invalid_arguments(
             CALL_TOOL,

@@ -6,8 +6,6 @@
 
 extern crate self as optimclaw;
 
-#[cfg(feature = "agent")]
-pub mod agent;
 mod bridge;
 mod call;
 pub mod code;
@@ -17,8 +15,6 @@ mod descriptor;
 pub mod embed;
 mod error;
 pub mod manifest;
-#[cfg(feature = "mcp")]
-pub mod mcp;
 pub mod preload;
 pub mod prompt;
 pub mod provider;
@@ -26,13 +22,6 @@ pub mod query;
 mod ranking;
 mod registry;
 pub mod rerank;
-#[cfg(feature = "rig")]
-pub mod rig;
-#[cfg(all(feature = "sandbox", target_os = "linux"))]
-// Confining a child process takes raw system calls between fork and exec;
-// every unsafe block there says why it is sound.
-#[allow(unsafe_code)]
-pub mod sandbox;
 pub mod schema;
 mod scope;
 pub mod search;
@@ -44,12 +33,11 @@ pub mod tokens;
 mod tool;
 mod tool_info;
 mod tool_info_answer;
-#[cfg(feature = "wasm")]
-pub mod wasm;
 
 #[doc(hidden)]
 pub mod __private;
 
+pub use bridge::unpack_bridge_call;
 pub use call::{CallOptions, MAX_ARGUMENT_DEPTH};
 pub use config::{CodeLimits, ConfigError, LazyConfig, LoadStrategy};
 pub use context::{OutputFilter, ToolContext};
@@ -62,7 +50,9 @@ pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};
 pub use scope::ToolScope;
 pub use session::Session;
-pub use tool::{DynamicTool, RUN_CODE, Tool, ToolHandler, ToolOrigin, is_valid_tool_name};
+pub use tool::{
+    CALL_TOOL, DynamicTool, RUN_CODE, TOOL_INFO, Tool, ToolHandler, ToolOrigin, is_valid_tool_name,
+};
 pub use tool_info_answer::{MatchStrength, ToolInfoAnswer, ToolInfoEntry};
 
 /// The repository's README, whose code blocks run as doctests here (it is

@@ -9,7 +9,8 @@ use serde_json::{Map, Value, json};
 
 use crate::descriptor::ToolKind;
 use crate::schema::check_instance;
-use crate::tool::{DynamicTool, examples_in_entry, is_valid_tool_name};
+pub use crate::tool::examples_in_entry;
+use crate::tool::{DynamicTool, is_valid_tool_name};
 
 /// How manifest tools are imported. Use a manifest to describe tools a
 /// program can call but does not define in Rust (another service's API),

@@ -160,9 +160,9 @@ impl RegistryBuilder {
         }
         if !lazy.code_mode {
             descriptors.retain(|d| !is_code_mode_tool(d));
-        } else if !cfg!(feature = "code-mode") {
+        } else if !descriptors.iter().any(|d| is_code_mode_tool(d)) {
             problems.push(
-                "code mode (LazyConfig::code_mode) needs optimclaw's `code-mode` feature, which this build lacks: add features = [\"code-mode\"] to the optimclaw dependency, or leave code mode off".to_owned(),
+                "code mode (LazyConfig::code_mode) needs the `run_code` tool of the optimclaw-code crate, which this binary does not link: add optimclaw-code to [dependencies] and name it once, e.g. `use optimclaw_code as _;`, or leave code mode off".to_owned(),
             );
         }
         // The same descriptor added twice is one tool, not a duplicate.
@@ -250,10 +250,10 @@ impl RegistryBuilder {
     }
 }
 
-/// Whether `d` is `run_code`, the tool of code mode (defined in this crate):
-/// in a registry only when code mode is on.
+/// Whether `d` is `run_code`, the tool of code mode (defined in the
+/// optimclaw-code crate): in a registry only when code mode is on.
 fn is_code_mode_tool(d: &ToolDescriptor) -> bool {
-    d.name == RUN_CODE && d.location.module_path.starts_with("optimclaw::")
+    d.name == RUN_CODE && d.location.module_path.starts_with("optimclaw_code::")
 }
 
 struct Inner {
@@ -301,7 +301,7 @@ impl Registry {
     /// Whether `lazy` puts this registry's prompts and answers in code
     /// mode: asked for, and the registry holds `run_code` (it was built
     /// with code mode).
-    pub(crate) fn in_code_mode(&self, lazy: &LazyConfig) -> bool {
+    pub fn in_code_mode(&self, lazy: &LazyConfig) -> bool {
         lazy.code_mode && self.get(RUN_CODE).is_some()
     }
 

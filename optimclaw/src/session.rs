@@ -126,8 +126,7 @@ impl Session {
 
     /// Forgets that tools were attached (the message that carried them
     /// is no longer sent), so they may be attached again.
-    #[cfg(feature = "agent")]
-    pub(crate) fn detach(&self, names: &[String]) {
+    pub fn detach(&self, names: &[String]) {
         if names.is_empty() {
             return;
         }
@@ -140,8 +139,7 @@ impl Session {
 
     /// Forgets that tools were loaded (the turns that showed their schemas
     /// are no longer sent).
-    #[cfg(feature = "agent")]
-    pub(crate) fn unload(&self, names: &[String]) {
+    pub fn unload(&self, names: &[String]) {
         if names.is_empty() {
             return;
         }

@@ -140,8 +140,7 @@ pub(crate) fn tool_span(name: &str, call_id: Option<&str>) -> Span {
 /// The span of one program run by `run_code` (inside its `execute_tool`
 /// span; each tool call the program makes is an `execute_tool` span under
 /// it). `tool_calls` is recorded when the program ends.
-#[cfg(feature = "code-mode")]
-pub(crate) fn code_span() -> Span {
+pub fn code_span() -> Span {
     tracing::info_span!(
         target: "optimclaw::code",
         "execute_code",

@@ -287,17 +287,20 @@ impl Tool {
             keywords,
             mut input_schema,
             output_schema,
-            examples,
+            mut examples,
             title,
             hints,
             handler,
             origin: _,
         } = parts;
         schema::clean_root(&mut input_schema);
+        schema::sort_keys(&mut input_schema);
         let output_schema = output_schema.map(|mut s| {
             schema::clean_root(&mut s);
+            schema::sort_keys(&mut s);
             s
         });
+        examples.iter_mut().for_each(schema::sort_keys);
         Tool {
             name,
             description,

@@ -10,10 +10,10 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use optimclaw::agent::{
+use optimclaw::{DynamicTool, LazyConfig, LoadStrategy, Registry, Session, ToolError};
+use optimclaw_agent::{
     Agent, AgentError, AgentEvent, AgentOptions, ApiKey, ModelConfig, Turn, WireFormat,
 };
-use optimclaw::{DynamicTool, LazyConfig, LoadStrategy, Registry, Session, ToolError};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-0123456789abcdef";
@@ -1073,7 +1073,7 @@ async fn compaction_leaves_old_exchanges_out_keeps_the_transcript_and_attaches_a
     let options = options()
         .strategy(LoadStrategy::Bridge)
         .preload(Some(optimclaw::preload::PreloadOptions::default()))
-        .compaction(Some(optimclaw::agent::Compaction::new(500, 250)));
+        .compaction(Some(optimclaw_agent::Compaction::new(500, 250)));
     let mut agent = agent(&replay, WireFormat::AnthropicMessages, options);
     agent
         .send("What is the weather forecast in Paris?")
@@ -1145,7 +1145,7 @@ async fn compaction_under_append_keeps_loaded_tools_in_the_tools_array() {
         openai_text("The guild kept the lights."),
         openai_text("And kept them well."),
     ]);
-    let options = options().compaction(Some(optimclaw::agent::Compaction::new(400, 250)));
+    let options = options().compaction(Some(optimclaw_agent::Compaction::new(400, 250)));
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options);
     agent.send("Weather in Oslo?").await.unwrap();
     agent.send(&story).await.unwrap();

@@ -11,11 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use optimclaw::agent::{
+use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, tool};
+use optimclaw_agent::{
     Agent, AgentError, AgentEvent, AgentOptions, ApiKey, CacheTtl, ModelConfig, PromptCache,
     WireFormat,
 };
-use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, tool};
 use serde_json::{Value, json};
 
 static ENCODED: AtomicUsize = AtomicUsize::new(0);

@@ -77,7 +77,7 @@ fn lazy_registry() -> Registry {
 
 fn data(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/bench")
+        .join("../corpora")
         .join(path)
 }
 

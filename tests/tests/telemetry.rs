@@ -9,6 +9,8 @@
 
 mod support;
 
+// Links code mode's `run_code` tool.
+use optimclaw_code as _;
 use std::sync::Arc;
 
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolContext, ToolKind, telemetry};

@@ -21,15 +21,17 @@ mod price;
 #[path = "cache/standin.rs"]
 mod standin;
 
+// Links code mode's `run_code` tool.
+use optimclaw_code as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use assistant::{App, AppConfig};
-use optimclaw::agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, ModelConfig, PromptCache, WireFormat,
-};
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
+use optimclaw_agent::{
+    Agent, AgentEvent, AgentOptions, CacheTtl, ModelConfig, PromptCache, WireFormat,
+};
 use serde_json::{Value, json};
 
 const OPENAI_READ: f64 = 0.25;

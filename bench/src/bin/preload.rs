@@ -552,7 +552,7 @@ fn with_vectors(
 ) -> optimclaw::RegistryBuilder {
     match model_dir {
         Some(dir) => {
-            let model = optimclaw::embed::MiniLm::from_dir(&dir).expect("the model folder loads");
+            let model = optimclaw_embed::MiniLm::from_dir(&dir).expect("the model folder loads");
             println!("Vectors: all-MiniLM-L6-v2 from {dir}, fused with keywords.");
             builder.embedder(std::sync::Arc::new(model))
         }

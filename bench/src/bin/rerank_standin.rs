@@ -32,8 +32,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::{Method, Request, Response, StatusCode};
-use optimclaw::embed::{Embedder, EmbeddingCache, MiniLm};
+use optimclaw::embed::{Embedder, EmbeddingCache};
 use optimclaw::tokens::Encoding;
+use optimclaw_embed::MiniLm;
 use serde_json::{Value, json};
 
 struct StandIn {

@@ -1,6 +1,6 @@
 //! `tool_info` quality on a corpus: R@1/R@5/R@10/MRR@10 and query latency.
 //! Prints one JSON line, like `baseline_bm25.py`.
-//! Usage: `retrieval [CORPUS_DIR]` (default: ../shared/bench/bfcl-dev)
+//! Usage: `retrieval [CORPUS_DIR]` (default: corpora/bfcl-dev)
 
 use std::time::Instant;
 

@@ -9,12 +9,13 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use optimclaw::embed::{
-    CosineSpread, Embedder, EmbeddingCache, Fusion, MiniLm, STRONG_KEYWORDS, STRONG_SPREAD,
-    SemanticIndex, VECTOR_SEATS, fuse, seat_vectors,
+    CosineSpread, Embedder, EmbeddingCache, Fusion, STRONG_KEYWORDS, STRONG_SPREAD, SemanticIndex,
+    VECTOR_SEATS, fuse, seat_vectors,
 };
 use optimclaw::search::{Constraints, STRONG_MATCH};
 use optimclaw::{Registry, Tool};
 use optimclaw_bench::{corpus_registry, data_dir, load_queries, quality};
+use optimclaw_embed::MiniLm;
 use serde::Deserialize;
 
 /// Candidates each side hands to the fusion.

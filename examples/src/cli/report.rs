@@ -23,7 +23,7 @@ pub fn sandbox(app: &App) {
 /// `report`'s last line: how `shell` is confined on this machine.
 #[cfg(target_os = "linux")]
 pub fn sandbox(app: &App) {
-    let support = optimclaw::sandbox::Sandbox::support();
+    let support = optimclaw_sandbox::Sandbox::support();
     let network = if app.config.shell_network {
         "network allowed"
     } else {

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use std::path::{Path, PathBuf};
 
-use optimclaw::mcp::{HttpAuth, HttpLimits, McpClient, McpServer, TOKEN_ENV};
 use optimclaw::{DynamicTool, LazyConfig, Registry, ToolContext};
+use optimclaw_mcp::{HttpAuth, HttpLimits, McpClient, McpServer, TOKEN_ENV};
 
 use super::tools::{SearchStages, build_registry};
 

@@ -7,11 +7,13 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use optimclaw::embed::{EmbeddingCache, HttpEmbedder, SemanticConfig};
+use optimclaw::embed::{EmbeddingCache, SemanticConfig};
 use optimclaw::manifest::{ManifestOptions, load_manifest};
-use optimclaw::mcp::{McpClient, McpClientOptions, load_servers_file};
-use optimclaw::rerank::{ChatReranker, HttpReranker, RerankConfig};
+use optimclaw::rerank::RerankConfig;
 use optimclaw::{DynamicTool, LazyConfig, Registry, RegistryBuilder};
+use optimclaw_embed::HttpEmbedder;
+use optimclaw_embed::rerank::{ChatReranker, HttpReranker};
+use optimclaw_mcp::{McpClient, McpClientOptions, load_servers_file};
 
 /// The tools of MCP `tools/list` JSON files.
 pub fn manifest_tools(paths: &[PathBuf]) -> Result<Vec<DynamicTool>, String> {
@@ -30,7 +32,7 @@ pub fn wasm_tools(
     grant_env: &[String],
     grant_dirs: &[PathBuf],
 ) -> Result<Vec<DynamicTool>, String> {
-    use optimclaw::wasm::{WasmGrants, WasmLimits, WasmRuntime};
+    use optimclaw_wasm::{WasmGrants, WasmLimits, WasmRuntime};
     let grants = WasmGrants {
         env: grant_env.to_vec(),
         dirs: grant_dirs.to_vec(),

@@ -19,14 +19,6 @@
 //! - `run.rs`: the `run_code` tool: the interpreter's calls dispatched.
 
 mod declare;
-#[cfg(feature = "code-mode")]
-mod engine;
-#[cfg(feature = "code-mode")]
-mod host;
-#[cfg(feature = "code-mode")]
-mod report;
-#[cfg(feature = "code-mode")]
-mod run;
 mod types;
 
 pub use crate::config::CodeLimits;

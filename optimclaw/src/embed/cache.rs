@@ -95,8 +95,10 @@ impl EmbeddingCache {
     }
 }
 
-/// Every vector has the same length, and there is one per text.
-pub(crate) fn check_shape(
+/// Checks an embedder's answer: one vector per text, every vector of the
+/// same non-zero length (`dim`, when known). For [`Embedder`](super::Embedder)
+/// implementations.
+pub fn check_shape(
     vectors: &[Vec<f32>],
     expected: usize,
     dim: Option<usize>,

@@ -7,41 +7,26 @@
 //! ([`RegistryBuilder::embedder`](crate::RegistryBuilder::embedder));
 //! keyword search stays the default.
 //!
-//! Embedders shipped: [`HttpEmbedder`] (an OpenAI-compatible
-//! `/v1/embeddings` endpoint, feature `embed-http`) and [`MiniLm`]
-//! (all-MiniLM-L6-v2 run in-process by candle from a local folder, feature
-//! `minilm`). Plug in any other by implementing the trait.
+//! Embedders ship in the optimclaw-embed crate: `HttpEmbedder` (an
+//! OpenAI-compatible `/v1/embeddings` endpoint) and `MiniLm`
+//! (all-MiniLM-L6-v2 run in-process by candle from a local folder, its
+//! feature `minilm`). Plug in any other by implementing the trait.
 //!
 //! Files: `cache.rs` (the on-disk vectors), `index.rs` (vectors of a
 //! catalog, cosine ranking, how cosines spread), `fusion.rs` (keyword and
 //! vector rankings made one, and the vectors' seats), `search.rs` (what a registry holds:
-//! configuration, vectors, thresholds), `http.rs`, `minilm.rs`.
-
-// The embedders named above exist only with their features; the docs are
-// built (docs.rs, CI) with every feature, where the links resolve.
-#![cfg_attr(
-    not(all(feature = "embed-http", feature = "minilm")),
-    allow(rustdoc::broken_intra_doc_links)
-)]
+//! configuration, vectors, thresholds).
 
 mod cache;
 mod fusion;
-#[cfg(feature = "embed-http")]
-mod http;
 mod index;
-#[cfg(feature = "minilm")]
-mod minilm;
 mod search;
 
 use std::fmt;
 
-pub use cache::EmbeddingCache;
+pub use cache::{EmbeddingCache, check_shape};
 pub use fusion::{Fusion, VECTOR_SEATS, fuse, seat_vectors};
-#[cfg(feature = "embed-http")]
-pub use http::HttpEmbedder;
 pub use index::{CosineSpread, STRONG_SPREAD, SemanticIndex, tool_text};
-#[cfg(feature = "minilm")]
-pub use minilm::MiniLm;
 pub(crate) use search::{FusedHit, SemanticSearch};
 pub use search::{POOL, STRONG_KEYWORDS, SemanticConfig};
 
@@ -54,7 +39,7 @@ pub use search::{POOL, STRONG_KEYWORDS, SemanticConfig};
 /// through a session or agent).
 ///
 /// Implement it to use a model the crate does not ship (a local ONNX
-/// model, a provider SDK); otherwise take [`HttpEmbedder`] or [`MiniLm`].
+/// model, a provider SDK); otherwise take optimclaw-embed's `HttpEmbedder` or `MiniLm`.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -115,7 +100,7 @@ impl fmt::Display for EmbedError {
 impl std::error::Error for EmbedError {}
 
 /// Scales `v` to unit length (a zero vector stays zero).
-pub(crate) fn normalize(v: &mut [f32]) {
+pub fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);

@@ -3,10 +3,10 @@
 //! may judge that none of them fits. Off by default; turn it on with
 //! [`RegistryBuilder::reranker`](crate::RegistryBuilder::reranker).
 //!
-//! Two kinds ship with the `rerank-http` feature: [`HttpReranker`] (the
+//! Two kinds ship in the optimclaw-embed crate: `HttpReranker` (the
 //! `/rerank` shape Cohere, Jina, Voyage and text-embeddings-inference
 //! serve: query and documents in, one relevance score per document out) and
-//! [`ChatReranker`] (an OpenAI-compatible chat model picks the candidates
+//! `ChatReranker` (an OpenAI-compatible chat model picks the candidates
 //! that fit, or none). Implement [`Reranker`] for anything else.
 //!
 //! ```
@@ -41,22 +41,8 @@
 //! # Ok::<(), optimclaw::RegistryError>(())
 //! ```
 
-// The rerankers named above exist only with `rerank-http`; the docs are
-// built (docs.rs, CI) with every feature, where the links resolve.
-#![cfg_attr(not(feature = "rerank-http"), allow(rustdoc::broken_intra_doc_links))]
-
 use std::fmt;
 use std::sync::Arc;
-
-#[cfg(feature = "rerank-http")]
-mod chat;
-#[cfg(feature = "rerank-http")]
-mod http;
-
-#[cfg(feature = "rerank-http")]
-pub use chat::ChatReranker;
-#[cfg(feature = "rerank-http")]
-pub use http::HttpReranker;
 
 /// One tool offered to a reranker.
 #[derive(Clone, Copy, Debug)]

@@ -187,3 +187,43 @@ pub fn preview(value: &Value, max: usize) -> String {
         Some((cut, _)) => format!("{}…", &text[..cut]),
     }
 }
+
+/// Puts the keys of every object in `value` in sorted order, at every
+/// depth.
+///
+/// serde_json keeps insertion order when any crate in the build turns on
+/// its `preserve_order` feature (rig-core does), and sorts keys otherwise.
+/// Sorting once when a tool is built makes its schemas and examples the
+/// same bytes in both builds, so what a model is sent (and what a prompt
+/// cache holds) does not depend on which other crates a binary links.
+pub fn sort_keys(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = std::mem::take(map).into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            for (key, mut child) in entries {
+                sort_keys(&mut child);
+                map.insert(key, child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(sort_keys),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod sort_tests {
+    use serde_json::json;
+
+    #[test]
+    fn keys_come_out_sorted_at_every_depth() {
+        let mut value: serde_json::Value =
+            serde_json::from_str(r#"{"b": 1, "a": {"d": [{"z": 0, "y": 1}], "c": 2}}"#).unwrap();
+        super::sort_keys(&mut value);
+        assert_eq!(
+            serde_json::to_string(&value).unwrap(),
+            r#"{"a":{"c":2,"d":[{"y":1,"z":0}]},"b":1}"#
+        );
+        assert_eq!(value, json!({"a": {"c": 2, "d": [{"y": 1, "z": 0}]}, "b": 1}));
+    }
+}

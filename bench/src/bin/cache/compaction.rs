@@ -3,8 +3,8 @@
 //! for caching: which keeps more of the cached prefix when the oldest
 //! turns are left out.
 
-use optimclaw::agent::{Compaction, WireFormat};
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
+use optimclaw_agent::{Compaction, WireFormat};
 
 use crate::standin::Behaviour;
 use crate::{Setup, bill, caching_modes, conversation, script, setups};

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use optimclaw::Registry;
-use optimclaw::agent::WireFormat;
+use optimclaw_agent::WireFormat;
 use serde_json::{Value, json};
 
 use crate::standin::Task;

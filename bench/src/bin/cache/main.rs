@@ -27,11 +27,11 @@ mod standin;
 
 use std::sync::{Arc, Mutex};
 
-use optimclaw::agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ModelConfig, PromptCache, WireFormat,
-};
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
+use optimclaw_agent::{
+    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ModelConfig, PromptCache, WireFormat,
+};
 use serde_json::{Value, json};
 use standin::{Behaviour, Task};
 
@@ -266,7 +266,7 @@ async fn conversation(
     }
     if std::env::var_os("CACHE_DEBUG").is_some() {
         for turn in agent.transcript() {
-            if let optimclaw::agent::Turn::Attached { tools, .. } = turn {
+            if let optimclaw_agent::Turn::Attached { tools, .. } = turn {
                 eprintln!("  {}: attached {tools:?}", setup.label);
             }
         }

@@ -2,8 +2,8 @@
 //! which the stand-in calls in one reply once both are in sight, for each
 //! way of asking for caching.
 
-use optimclaw::agent::WireFormat;
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
+use optimclaw_agent::WireFormat;
 use serde_json::{Value, json};
 
 use crate::standin::{Behaviour, Task};

@@ -15,11 +15,11 @@
 
 use std::collections::{HashMap, HashSet};
 
-use optimclaw::agent::{
+use optimclaw::tokens::Encoding;
+use optimclaw_agent::{
     ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, OPENAI_CACHE_STEP,
     OPENAI_MIN_CACHED_TOKENS, anthropic_min_cacheable_tokens,
 };
-use optimclaw::tokens::Encoding;
 use serde_json::Value;
 
 /// A conversation's bill.

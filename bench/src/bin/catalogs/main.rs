@@ -80,7 +80,7 @@ fn read_queries(path: &Path) -> Vec<Query> {
 }
 
 fn resolve(dev: &Path, path: &str) -> PathBuf {
-    match path.strip_prefix("shared:") {
+    match path.strip_prefix("corpora:") {
         Some(rest) => data_dir().join(rest),
         None => dev.join(path),
     }
@@ -146,14 +146,14 @@ fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>, vectors: &Vecto
     #[cfg(feature = "rerank")]
     let builder = match std::env::var("CATALOG_RERANK") {
         Ok(url) => builder.reranker(optimclaw::rerank::RerankConfig::new(std::sync::Arc::new(
-            optimclaw::rerank::HttpReranker::new(
+            optimclaw_embed::rerank::HttpReranker::new(
                 url,
                 std::env::var("CATALOG_RERANK_MODEL").unwrap_or_else(|_| "standin".to_owned()),
             ),
         ))),
         Err(_) => match std::env::var("CATALOG_RERANK_CHAT") {
             Ok(url) => builder.reranker(optimclaw::rerank::RerankConfig::new(std::sync::Arc::new(
-                optimclaw::rerank::ChatReranker::new(
+                optimclaw_embed::rerank::ChatReranker::new(
                     &url,
                     std::env::var("CATALOG_RERANK_MODEL").unwrap_or_else(|_| "standin".to_owned()),
                 ),

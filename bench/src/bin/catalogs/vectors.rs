@@ -12,10 +12,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use optimclaw::embed::{
-    CosineSpread, EmbeddingCache, Fusion, MiniLm, STRONG_SPREAD, SemanticConfig, SemanticIndex,
+    CosineSpread, EmbeddingCache, Fusion, STRONG_SPREAD, SemanticConfig, SemanticIndex,
     VECTOR_SEATS,
 };
 use optimclaw::{Registry, Tool};
+use optimclaw_embed::MiniLm;
 
 /// `weighted:W`, `standing:W` or `rrf:K` (`CATALOG_FUSION`).
 fn parse_fusion(text: &str) -> Fusion {

@@ -1,0 +1,252 @@
+//! How the agent loop behaves: [`AgentOptions`].
+
+use std::time::Duration;
+
+use optimclaw::config::LoadStrategy;
+use optimclaw::preload::PreloadOptions;
+
+use super::cache::{CacheTtl, PromptCache};
+use super::compact::Compaction;
+
+/// How the loop behaves. The defaults suit an interactive assistant;
+/// change them with the setters:
+///
+/// ```
+/// use std::time::Duration;
+/// use optimclaw_agent::AgentOptions;
+/// use optimclaw::LoadStrategy;
+///
+/// let options = AgentOptions::default()
+///     .system("You are a careful assistant.")
+///     .strategy(LoadStrategy::Bridge)
+///     .max_steps(20)
+///     .call_timeout(Duration::from_secs(120));
+/// assert_eq!(options.max_steps, 20);
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct AgentOptions {
+    /// Text put before the lazy note in the system prompt.
+    pub system: Option<String>,
+    /// Model requests per [`Agent::send`](optimclaw::Agent::send) before giving up (default 12).
+    pub max_steps: usize,
+    /// Time limit of each tool call (default 60 s).
+    pub call_timeout: Duration,
+    /// Time limit of each HTTP request (default 120 s).
+    pub request_timeout: Duration,
+    /// Retries of one request after a retryable failure (default 4).
+    pub max_retries: u32,
+    /// First backoff; doubled each retry, with jitter (default 500 ms).
+    pub backoff: Duration,
+    /// Longest wait between retries, `Retry-After` included (default 60 s);
+    /// a longer `Retry-After` ends the retries with an error saying so.
+    pub max_backoff: Duration,
+    /// Anthropic only: send every tool with `defer_loading` plus the
+    /// provider's tool-search tool instead of `tool_info` and the note.
+    pub native_deferral: bool,
+    /// Chat completions only: send tools in OpenAI's strict mode (closed
+    /// objects, every field required, optional ones nullable), so the
+    /// arguments always match the schema.
+    pub strict: bool,
+    /// How tools found by `tool_info` reach later requests; `None` keeps
+    /// the session's own ([`LazyConfig::strategy`](optimclaw::LazyConfig)).
+    pub strategy: Option<LoadStrategy>,
+    /// A tool result longer than this many characters is cut (default
+    /// 50,000), with a line saying how much was left out.
+    pub max_result_chars: usize,
+    /// The search guard: after this many `tool_info` calls in one
+    /// [`send`](optimclaw::Agent::send) without any other tool call
+    /// between them (default 3), the next `tool_info` call is not run; its
+    /// answer tells the model to use the tools it has or to answer the
+    /// user. A call of any other tool starts the count again. `0` turns
+    /// the guard off. Counted in [`RequestUsage::searches_refused`](optimclaw::RequestUsage).
+    pub max_searches: usize,
+    /// Anthropic: how requests ask for prompt caching (default
+    /// [`PromptCache::Breakpoints`]; the API caches nothing unmarked).
+    pub cache: PromptCache,
+    /// Anthropic: how long a written prefix stays (default 5 minutes).
+    pub cache_ttl: CacheTtl,
+    /// OpenAI: the `prompt_cache_key` sent with every request of this
+    /// agent, so its requests land on the same cache (e.g. one per user
+    /// or per conversation). `None` sends none.
+    pub prompt_cache_key: Option<String>,
+    /// Tools attached to each user message before it goes out
+    /// ([`Session::preload`](optimclaw::Session::preload)): the few that match
+    /// it strongly, called through the bridge. Needs the bridge strategy
+    /// (with another one nothing is attached, and the first request says
+    /// so at `warn`). Default on, with [`PreloadOptions::default`].
+    pub preload: Option<PreloadOptions>,
+    /// Stream replies (`"stream": true`; chat completions with
+    /// `stream_options.include_usage`): text reaches
+    /// [`AgentEvent::TextDelta`](optimclaw::AgentEvent) as it arrives,
+    /// tool calls are assembled from their pieces. Default off.
+    pub stream: bool,
+    /// While streaming, a reply that sends nothing for this long is a
+    /// failed attempt, retried like a dropped connection (default 60 s).
+    pub stream_idle_timeout: Duration,
+    /// Code mode: the model gets `run_code` and writes one program that
+    /// calls tools instead of calling them one request at a time
+    /// ([`optimclaw::code`]). Needs a registry built with
+    /// [`LazyConfig::code_mode`](optimclaw::LazyConfig::code_mode) (it holds
+    /// `run_code`); [`Agent::new`](optimclaw::Agent::new) refuses one
+    /// without. A registry in code mode is in code mode whatever this says.
+    /// Default off.
+    pub code_mode: bool,
+    /// Leave the oldest exchanges out of requests once the history grows
+    /// past a budget ([`Compaction`]); the transcript keeps them. Tools
+    /// attached in what is left out may be attached again. Default off:
+    /// every request carries the whole conversation.
+    pub compaction: Option<Compaction>,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            system: None,
+            max_steps: 12,
+            call_timeout: Duration::from_secs(60),
+            request_timeout: Duration::from_secs(120),
+            max_retries: 4,
+            backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(60),
+            native_deferral: false,
+            strict: false,
+            strategy: None,
+            max_result_chars: 50_000,
+            max_searches: 3,
+            cache: PromptCache::default(),
+            cache_ttl: CacheTtl::default(),
+            prompt_cache_key: None,
+            preload: Some(PreloadOptions::default()),
+            stream: false,
+            stream_idle_timeout: Duration::from_secs(60),
+            code_mode: false,
+            compaction: None,
+        }
+    }
+}
+
+impl AgentOptions {
+    /// Sets [`system`](Self::system).
+    #[must_use]
+    pub fn system(mut self, text: impl Into<String>) -> Self {
+        self.system = Some(text.into());
+        self
+    }
+
+    /// Sets [`max_searches`](Self::max_searches) (`0`: no guard).
+    #[must_use]
+    pub fn max_searches(mut self, searches: usize) -> Self {
+        self.max_searches = searches;
+        self
+    }
+
+    /// Sets [`max_steps`](Self::max_steps).
+    #[must_use]
+    pub fn max_steps(mut self, steps: usize) -> Self {
+        self.max_steps = steps.max(1);
+        self
+    }
+
+    /// Sets [`call_timeout`](Self::call_timeout).
+    #[must_use]
+    pub fn call_timeout(mut self, limit: Duration) -> Self {
+        self.call_timeout = limit;
+        self
+    }
+
+    /// Sets [`request_timeout`](Self::request_timeout).
+    #[must_use]
+    pub fn request_timeout(mut self, limit: Duration) -> Self {
+        self.request_timeout = limit;
+        self
+    }
+
+    /// Sets [`max_retries`](Self::max_retries), [`backoff`](Self::backoff)
+    /// and [`max_backoff`](Self::max_backoff).
+    #[must_use]
+    pub fn retries(mut self, max_retries: u32, backoff: Duration, max_backoff: Duration) -> Self {
+        self.max_retries = max_retries;
+        self.backoff = backoff;
+        self.max_backoff = max_backoff;
+        self
+    }
+
+    /// Sets [`native_deferral`](Self::native_deferral).
+    #[must_use]
+    pub fn native_deferral(mut self, on: bool) -> Self {
+        self.native_deferral = on;
+        self
+    }
+
+    /// Sets [`strategy`](Self::strategy).
+    #[must_use]
+    pub fn strategy(mut self, strategy: LoadStrategy) -> Self {
+        self.strategy = Some(strategy);
+        self
+    }
+
+    /// Sets [`strict`](Self::strict).
+    #[must_use]
+    pub fn strict(mut self, on: bool) -> Self {
+        self.strict = on;
+        self
+    }
+
+    /// Sets [`cache`](Self::cache) and [`cache_ttl`](Self::cache_ttl).
+    #[must_use]
+    pub fn cache(mut self, cache: PromptCache, ttl: CacheTtl) -> Self {
+        self.cache = cache;
+        self.cache_ttl = ttl;
+        self
+    }
+
+    /// Sets [`stream`](Self::stream).
+    #[must_use]
+    pub fn stream(mut self, on: bool) -> Self {
+        self.stream = on;
+        self
+    }
+
+    /// Sets [`code_mode`](Self::code_mode).
+    #[must_use]
+    pub fn code_mode(mut self, on: bool) -> Self {
+        self.code_mode = on;
+        self
+    }
+
+    /// Sets [`stream_idle_timeout`](Self::stream_idle_timeout).
+    #[must_use]
+    pub fn stream_idle_timeout(mut self, idle: Duration) -> Self {
+        self.stream_idle_timeout = idle;
+        self
+    }
+
+    /// Sets [`preload`](Self::preload) (`None`: attach nothing).
+    #[must_use]
+    pub fn preload(mut self, preload: Option<PreloadOptions>) -> Self {
+        self.preload = preload;
+        self
+    }
+
+    /// Sets [`prompt_cache_key`](Self::prompt_cache_key).
+    #[must_use]
+    pub fn prompt_cache_key(mut self, key: impl Into<String>) -> Self {
+        self.prompt_cache_key = Some(key.into());
+        self
+    }
+
+    /// Sets [`compaction`](Self::compaction) (`None`: never).
+    #[must_use]
+    pub fn compaction(mut self, compaction: Option<Compaction>) -> Self {
+        self.compaction = compaction;
+        self
+    }
+
+    /// Sets [`max_result_chars`](Self::max_result_chars).
+    #[must_use]
+    pub fn max_result_chars(mut self, chars: usize) -> Self {
+        self.max_result_chars = chars;
+        self
+    }
+}

@@ -1,0 +1,144 @@
+//! What can go wrong talking to a model.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use optimclaw::provider::SchemaError;
+
+/// What went wrong talking to the model. The transcript is kept whatever
+/// the error: show it to the user, then [`Agent::resume`](optimclaw::Agent::resume)
+/// or send the next message; [`kind`](Self::kind) tells retryable network
+/// trouble from a key or request the endpoint refused.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// No key configured for the provider's own endpoint.
+    MissingKey {
+        /// The variable to set.
+        variable: &'static str,
+        /// The `.env` file also read.
+        dotenv: Option<PathBuf>,
+    },
+    /// A setting is wrong.
+    Config(String),
+    /// The endpoint refused the key (401/403).
+    Auth {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint's message (key removed).
+        message: String,
+        /// The variable holding the key.
+        variable: &'static str,
+    },
+    /// The endpoint refused the request (another 4xx).
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The endpoint's message.
+        message: String,
+    },
+    /// Retries ran out on 429s, 5xx, network errors or malformed replies.
+    Unavailable {
+        /// The last failure.
+        message: String,
+        /// Requests made.
+        attempts: u32,
+    },
+    /// The model was still calling tools after this many requests.
+    StepLimit {
+        /// The limit.
+        steps: usize,
+    },
+    /// [`CancelHandle::cancel`](optimclaw::CancelHandle::cancel) was called.
+    Cancelled,
+    /// A tool cannot be described in the wire format's dialect.
+    Schema(SchemaError),
+}
+
+impl AgentError {
+    /// A short, stable name of the kind of error (the `error.type` of the
+    /// request's `chat` span).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AgentError::MissingKey { .. } => "missing_key",
+            AgentError::Config(_) => "config",
+            AgentError::Auth { .. } => "auth",
+            AgentError::Rejected { .. } => "rejected",
+            AgentError::Unavailable { .. } => "unavailable",
+            AgentError::StepLimit { .. } => "step_limit",
+            AgentError::Cancelled => "cancelled",
+            AgentError::Schema(_) => "schema",
+        }
+    }
+}
+
+impl fmt::Display for AgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentError::MissingKey { variable, dotenv } => {
+                write!(f, "no API key: set {variable} in the environment")?;
+                if let Some(path) = dotenv {
+                    write!(f, " or add `{variable}=...` to {}", path.display())?;
+                }
+                write!(
+                    f,
+                    " (a local OpenAI-compatible server that needs no key: pass its --base-url)"
+                )
+            }
+            AgentError::Config(msg) => f.write_str(msg),
+            AgentError::Auth {
+                status,
+                message,
+                variable,
+            } => write!(
+                f,
+                "the endpoint refused the API key (HTTP {status}): {message}; check {variable}"
+            ),
+            AgentError::Rejected { status, message } => {
+                write!(
+                    f,
+                    "the endpoint rejected the request (HTTP {status}): {message}"
+                )
+            }
+            AgentError::Unavailable { message, attempts } => write!(
+                f,
+                "the model endpoint failed {attempts} time(s); last: {message}"
+            ),
+            AgentError::StepLimit { steps } => write!(
+                f,
+                "the model was still calling tools after {steps} requests; stopped (the conversation is kept: send another message or resume)"
+            ),
+            AgentError::Cancelled => f.write_str("cancelled"),
+            AgentError::Schema(err) => fmt::Display::fmt(err, f),
+        }
+    }
+}
+
+impl std::error::Error for AgentError {}
+
+impl From<SchemaError> for AgentError {
+    fn from(err: SchemaError) -> Self {
+        AgentError::Schema(err)
+    }
+}
+
+/// A reqwest error as one line (what failed, then each cause), without the
+/// URL: its query may hold credentials.
+pub fn describe_http_error(err: &reqwest::Error) -> String {
+    let mut msg = if err.is_timeout() {
+        "the request timed out".to_owned()
+    } else if err.is_redirect() {
+        "a redirect was refused".to_owned()
+    } else if err.is_connect() {
+        "could not connect".to_owned()
+    } else {
+        "the request failed".to_owned()
+    };
+    let mut source = std::error::Error::source(err);
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}

@@ -1,0 +1,276 @@
+//! Which model endpoint to talk to: wire formats, API keys (never shown),
+//! and [`ModelConfig`] from flags, the environment and `~/.optimclaw/.env`.
+
+use std::fmt;
+
+use optimclaw::config::{default_dotenv_path, read_dotenv};
+use optimclaw::provider::Dialect;
+
+use super::AgentError;
+
+/// The wire format of a model endpoint: [`OpenAiChat`](Self::OpenAiChat)
+/// for OpenAI and the servers that copy its API (vLLM, llama.cpp, Ollama),
+/// [`AnthropicMessages`](Self::AnthropicMessages) for Anthropic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WireFormat {
+    /// OpenAI-compatible `POST {base}/chat/completions`.
+    OpenAiChat,
+    /// Anthropic `POST {base}/v1/messages`.
+    AnthropicMessages,
+}
+
+impl WireFormat {
+    /// `openai` or `anthropic`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WireFormat::OpenAiChat => "openai",
+            WireFormat::AnthropicMessages => "anthropic",
+        }
+    }
+
+    /// Parses [`name`](Self::name).
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "openai" | "chat" | "chat-completions" => Some(WireFormat::OpenAiChat),
+            "anthropic" | "messages" => Some(WireFormat::AnthropicMessages),
+            _ => None,
+        }
+    }
+
+    /// The variable holding the API key.
+    pub fn key_variable(self) -> &'static str {
+        match self {
+            WireFormat::OpenAiChat => "OPENAI_API_KEY",
+            WireFormat::AnthropicMessages => "ANTHROPIC_API_KEY",
+        }
+    }
+
+    /// The variable holding the base URL (as the providers' SDKs name it).
+    pub fn base_url_variable(self) -> &'static str {
+        match self {
+            WireFormat::OpenAiChat => "OPENAI_BASE_URL",
+            WireFormat::AnthropicMessages => "ANTHROPIC_BASE_URL",
+        }
+    }
+
+    /// The provider's own endpoint.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            WireFormat::OpenAiChat => "https://api.openai.com/v1",
+            WireFormat::AnthropicMessages => "https://api.anthropic.com",
+        }
+    }
+
+    /// The model used when none is configured.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            WireFormat::OpenAiChat => "gpt-4.1-mini",
+            WireFormat::AnthropicMessages => "claude-sonnet-4-5",
+        }
+    }
+
+    /// The dialect its tools are rendered in.
+    pub fn dialect(self) -> Dialect {
+        match self {
+            WireFormat::OpenAiChat => Dialect::OpenAi,
+            WireFormat::AnthropicMessages => Dialect::Anthropic,
+        }
+    }
+
+    pub(super) fn endpoint(self, base: &str) -> String {
+        let base = base.trim_end_matches('/');
+        match self {
+            WireFormat::OpenAiChat => format!("{base}/chat/completions"),
+            WireFormat::AnthropicMessages => format!("{base}/v1/messages"),
+        }
+    }
+}
+
+impl fmt::Display for WireFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An API key. Never printed: `Debug` shows `ApiKey(***)`, and every error
+/// text taken from an endpoint has the key cut out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ApiKey(String);
+
+impl ApiKey {
+    /// Wraps a key.
+    pub fn new(key: impl Into<String>) -> Self {
+        ApiKey(key.into())
+    }
+
+    /// The key itself, for the request header only.
+    pub(super) fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub(super) fn redact(&self, text: &str) -> String {
+        if self.0.len() >= 4 {
+            text.replace(&self.0, "***")
+        } else {
+            text.to_owned()
+        }
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ApiKey(***)")
+    }
+}
+
+/// The variable naming the model, for both wire formats.
+pub const MODEL_VAR: &str = "OPTIMCLAW_MODEL";
+
+/// Which endpoint, model and key. [`from_env`](Self::from_env) reads what
+/// users expect (`OPENAI_API_KEY`, `OPENAI_BASE_URL`…); build one with
+/// [`new`](Self::new) when the program holds its own configuration.
+#[derive(Clone, Debug)]
+pub struct ModelConfig {
+    /// The wire format.
+    pub format: WireFormat,
+    /// Base URL: for chat completions up to and including `/v1`
+    /// (`http://127.0.0.1:11434/v1` for Ollama); for Anthropic the host
+    /// (`https://api.anthropic.com`).
+    pub base_url: String,
+    /// The model name sent in each request.
+    pub model: String,
+    /// The key, if the endpoint needs one.
+    pub api_key: Option<ApiKey>,
+    /// `max_tokens` of each Anthropic request (required there; chat
+    /// completions requests leave the length to the endpoint).
+    pub max_tokens: u32,
+}
+
+impl ModelConfig {
+    /// A configuration without a key.
+    pub fn new(format: WireFormat, base_url: impl Into<String>, model: impl Into<String>) -> Self {
+        ModelConfig {
+            format,
+            base_url: base_url.into(),
+            model: model.into(),
+            api_key: None,
+            max_tokens: 4096,
+        }
+    }
+
+    /// Sets the key.
+    #[must_use]
+    pub fn with_api_key(mut self, key: ApiKey) -> Self {
+        self.api_key = Some(key);
+        self
+    }
+
+    /// Reads the key, base URL and model from the environment, then from
+    /// `~/.optimclaw/.env`; `base_url` and `model` given here win.
+    ///
+    /// The key is required for the provider's own endpoint; with another
+    /// base URL (a local server) it is optional.
+    pub fn from_env(
+        format: WireFormat,
+        base_url: Option<String>,
+        model: Option<String>,
+    ) -> Result<Self, AgentError> {
+        let dotenv = default_dotenv_path();
+        Self::from_sources(
+            format,
+            base_url,
+            model,
+            |name| std::env::var(name).ok(),
+            dotenv.as_deref(),
+        )
+    }
+
+    /// [`from_env`](Self::from_env) with the environment and the `.env`
+    /// file given (for tests and embedding).
+    pub fn from_sources(
+        format: WireFormat,
+        base_url: Option<String>,
+        model: Option<String>,
+        env: impl Fn(&str) -> Option<String>,
+        dotenv: Option<&std::path::Path>,
+    ) -> Result<Self, AgentError> {
+        let lookup = |name: &str| -> Result<Option<String>, AgentError> {
+            if let Some(value) = env(name).filter(|v| !v.trim().is_empty()) {
+                return Ok(Some(value.trim().to_owned()));
+            }
+            match dotenv {
+                Some(path) => read_dotenv(path, name)
+                    .map(|v| v.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()))
+                    .map_err(|e| AgentError::Config(e.to_string())),
+                None => Ok(None),
+            }
+        };
+        let base_url = match base_url {
+            Some(url) => url,
+            None => lookup(format.base_url_variable())?
+                .unwrap_or_else(|| format.default_base_url().to_owned()),
+        };
+        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+            return Err(AgentError::Config(format!(
+                "the base URL `{base_url}` is not an http:// or https:// URL"
+            )));
+        }
+        let model = match model {
+            Some(model) => model,
+            None => lookup(MODEL_VAR)?.unwrap_or_else(|| format.default_model().to_owned()),
+        };
+        let key = lookup(format.key_variable())?.map(ApiKey);
+        let official = base_url.trim_end_matches('/') == format.default_base_url();
+        if key.is_none() && official {
+            return Err(AgentError::MissingKey {
+                variable: format.key_variable(),
+                dotenv: dotenv.map(std::path::Path::to_path_buf),
+            });
+        }
+        Ok(ModelConfig {
+            api_key: key,
+            ..ModelConfig::new(format, base_url, model)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_never_show() {
+        let key = ApiKey::new("sk-secret-123");
+        assert_eq!(format!("{key:?}"), "ApiKey(***)");
+        assert_eq!(
+            key.redact("bad key sk-secret-123 given"),
+            "bad key *** given"
+        );
+    }
+
+    #[test]
+    fn missing_key_names_the_variable() {
+        let err =
+            ModelConfig::from_sources(WireFormat::AnthropicMessages, None, None, |_| None, None)
+                .unwrap_err();
+        assert!(err.to_string().contains("set ANTHROPIC_API_KEY"), "{err}");
+        let local = ModelConfig::from_sources(
+            WireFormat::OpenAiChat,
+            Some("http://127.0.0.1:11434/v1".into()),
+            Some("llama3".into()),
+            |_| None,
+            None,
+        )
+        .unwrap();
+        assert!(local.api_key.is_none());
+        let err = ModelConfig::from_sources(
+            WireFormat::OpenAiChat,
+            Some("ftp://x".into()),
+            None,
+            |_| None,
+            None,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("not an http"), "{err}");
+    }
+}

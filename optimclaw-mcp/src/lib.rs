@@ -1,0 +1,30 @@
+//! MCP both ways, through rmcp (the official Rust SDK): [`McpServer`]
+//! serves a registry (lazily or eagerly) to MCP clients, over standard
+//! input and output or streamable HTTP, and [`McpClient`] imports MCP
+//! servers' tools as deferred tools named `server__tool`.
+
+#![warn(missing_docs)]
+
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
+mod auth;
+mod client;
+mod front;
+mod hosts;
+mod http;
+mod inspect;
+mod limits;
+mod memory;
+mod quota;
+mod server;
+mod servers;
+mod sessions;
+
+pub use auth::{HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
+pub use client::{McpClient, McpClientOptions};
+pub use limits::HttpLimits;
+pub use server::McpServer;
+pub use servers::{ServerConfig, ServersFile, load_servers_file};
