@@ -15,7 +15,7 @@ py="$venv/bin/python"
 
 echo "== build"
 cargo build -q --release -p optimclaw-bench --bins
-cargo build -q --release -p optimclaw-examples --example assistant
+cargo build -q --release -p optimclaw-assistant --example assistant
 
 echo "== 1. prompt tokens (and bench/results/tokens.svg)"
 ./target/release/tokens | tee "$results/tokens.md"

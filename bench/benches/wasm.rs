@@ -14,10 +14,10 @@ fn main() {
     divan::main();
 }
 
-const ECHO: &str = include_str!("../../examples/wasm/echo_args.wat");
+const ECHO: &str = include_str!("../../examples/assistant/wasm/echo_args.wat");
 
 fn manifest() -> WasmManifest {
-    serde_json::from_str(include_str!("../../examples/wasm/echo_args.json")).unwrap()
+    serde_json::from_str(include_str!("../../examples/assistant/wasm/echo_args.json")).unwrap()
 }
 
 fn args() -> Value {

@@ -31,6 +31,13 @@
 //! reply), `guard.rs` (the search guard), one file per wire format
 //! (`openai.rs`, `anthropic.rs`), and the loop here.
 
+#![warn(missing_docs)]
+
+/// The README's example, compiled as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 mod anthropic;
 mod cache;
 mod compact;

@@ -224,6 +224,9 @@ mod sort_tests {
             serde_json::to_string(&value).unwrap(),
             r#"{"a":{"c":2,"d":[{"y":1,"z":0}]},"b":1}"#
         );
-        assert_eq!(value, json!({"a": {"c": 2, "d": [{"y": 1, "z": 0}]}, "b": 1}));
+        assert_eq!(
+            value,
+            json!({"a": {"c": 2, "d": [{"y": 1, "z": 0}]}, "b": 1})
+        );
     }
 }

@@ -25,7 +25,10 @@ fn stdio(command: String, args: &[&str]) -> ServerConfig {
 }
 
 fn fault_server() -> ServerConfig {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/mcp/fault_server.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/mcp/fault_server.py"
+    );
     stdio(program("OPTIMCLAW_MCP_PYTHON"), &[script])
 }
 

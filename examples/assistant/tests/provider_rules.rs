@@ -21,7 +21,7 @@ use optimclaw::{LazyConfig, Registry};
 use serde_json::{Value, json};
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn manifest(path: &Path) -> Registry {

@@ -4,9 +4,9 @@
 //! and every call runs through an optimclaw session.
 //!
 //! ```sh
-//! OPENAI_API_KEY=sk-… cargo run --example rig_agent --features rig -- "What is 6 times 7?"
+//! OPENAI_API_KEY=sk-… cargo run -p optimclaw-example-rig-agent -- "What is 6 times 7?"
 //! # any OpenAI-compatible chat-completions endpoint:
-//! OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPTIMCLAW_MODEL=qwen3 cargo run --example rig_agent --features rig -- "…"
+//! OPENAI_BASE_URL=http://127.0.0.1:11434/v1 OPTIMCLAW_MODEL=qwen3 cargo run -p optimclaw-example-rig-agent -- "…"
 //! ```
 
 use assistant::{App, AppConfig};
