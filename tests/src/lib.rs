@@ -59,3 +59,29 @@ pub async fn strict_context(ctx: &ToolContext, label: Option<String>) -> Result<
 /// Do nothing, with no arguments.
 #[tool]
 pub fn strict_nothing() {}
+
+/// The guide in `docs/`: every Rust example in it compiles, and runs unless
+/// marked `no_run`.
+#[cfg(doctest)]
+mod guide {
+    #[doc = include_str!("../../docs/attribute.md")]
+    struct Attribute;
+    #[doc = include_str!("../../docs/lazy-loading.md")]
+    struct LazyLoading;
+    #[doc = include_str!("../../docs/dialects.md")]
+    struct Dialects;
+    #[doc = include_str!("../../docs/agent.md")]
+    struct Agent;
+    #[doc = include_str!("../../docs/mcp.md")]
+    struct Mcp;
+    #[doc = include_str!("../../docs/code-mode.md")]
+    struct CodeMode;
+    #[doc = include_str!("../../docs/wasm.md")]
+    struct Wasm;
+    #[doc = include_str!("../../docs/rig.md")]
+    struct Rig;
+    #[doc = include_str!("../../docs/assistant.md")]
+    struct Assistant;
+    #[doc = include_str!("../../docs/design-notes.md")]
+    struct DesignNotes;
+}
