@@ -59,7 +59,7 @@ pub struct LazyConfig {
 /// The default is [`Bridge`](Self::Bridge), the cheapest measured on
 /// whole conversations under each provider's caching, for both wire
 /// formats, short and long (with tools attached before the model asks;
-/// BENCHMARKS.md §8). Earlier releases defaulted to
+/// docs/benchmarks-history.md §8). Earlier releases defaulted to
 /// [`Append`](Self::Append), which stays available: use it where the
 /// endpoint caches nothing and calls must be schema-constrained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

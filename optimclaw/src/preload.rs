@@ -19,7 +19,7 @@ use crate::tool::{CALL_TOOL, TOOL_INFO};
 /// the rule that paid best in the worst of eight dev catalogs: a right
 /// attachment saves a `tool_info` round trip (about 1,300 input-token
 /// units under caching), a wrong one costs its schema for the rest of the
-/// conversation (about 300). BENCHMARKS.md §8.
+/// conversation (about 300). docs/benchmarks-history.md §8.
 pub const PRELOAD_MARGIN: f32 = 1.1;
 
 /// When the best keyword hit does not stand out, the two best are both
@@ -29,7 +29,7 @@ pub const PRELOAD_MARGIN: f32 = 1.1;
 /// raised the share of requests whose attachments hold the right tool on
 /// seven (mcp-short 0.68 → 0.90, bfcl-short 0.69 → 0.83); the value of
 /// attaching, with a wrong schema priced by its length, rose on six and
-/// fell on bfcl-short (`bench/preload_fit.py`, BENCHMARKS.md §8).
+/// fell on bfcl-short (`bench/preload_fit.py`, docs/benchmarks-history.md §8).
 pub const PRELOAD_CLOSE_SECOND: f32 = 0.2;
 
 /// Longest schema (characters) of a close pair: when either is longer, the
@@ -37,7 +37,7 @@ pub const PRELOAD_CLOSE_SECOND: f32 = 0.2;
 /// request; about 250 tokens, over a conversation under caching, cost about
 /// what a right one saves (a `tool_info` round trip). On a 578-tool
 /// catalog a two-word match paired two schemas of 2,800 and 3,800
-/// characters, none of them the one (BENCHMARKS.md §8).
+/// characters, none of them the one (docs/benchmarks-history.md §8).
 pub const PRELOAD_CLOSE_MAX_CHARS: usize = 1_000;
 
 /// How much a message may carry.
@@ -57,7 +57,7 @@ pub struct PreloadOptions {
     /// (schemas up to 10,000 characters, long chatty requests) attaching
     /// lost value on average with 6,000 and gained with 2,000, on the
     /// other catalogs it changed nothing (`bench/preload_fit.py`,
-    /// BENCHMARKS.md §8).
+    /// docs/benchmarks-history.md §8).
     pub max_chars: usize,
 }
 

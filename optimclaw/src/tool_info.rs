@@ -179,7 +179,7 @@ impl Registry {
                     && top.signals.margin < crate::preload::PRELOAD_MARGIN =>
             {
                 // Two close and strong: one of them is most often the one
-                // (BENCHMARKS.md §8); a close call alone is not attached.
+                // (docs/benchmarks-history.md §8); a close call alone is not attached.
                 let pair = k >= 2
                     && lexical
                         .hits

@@ -118,7 +118,7 @@ fn a_capability_nobody_has_is_a_plain_no_match() {
     // to french" against pdf_extract_text, the one tool with "text" — is
     // no longer a no-match: the strength is calibrated so that long
     // requests, which match a tool with a few of their words, are not
-    // called no-match either; see BENCHMARKS.md §2c.)
+    // called no-match either; see docs/benchmarks-history.md §2c.)
     let a = answer(&registry, "translate a sentence into french");
     assert!(a.no_match, "{a:?}");
     assert!(a.unmatched_words.contains(&"translate".to_owned()), "{a:?}");

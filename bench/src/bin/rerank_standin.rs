@@ -50,7 +50,7 @@ struct StandIn {
 }
 
 /// The stand-in judge's default cosine under which no tool fits
-/// (BENCHMARKS.md §2d has the curve from 0.1 to 0.4).
+/// (docs/benchmarks-history.md §2d has the curve from 0.1 to 0.4).
 const FITS: f32 = 0.2;
 /// How far under the best a cosine may be and still be picked.
 const CLOSE: f32 = 0.05;

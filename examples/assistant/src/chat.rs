@@ -23,7 +23,7 @@ call tool_info to load a tool that is listed by name only. Answer briefly.";
 /// under prefix caching in `bench/cache` (see BENCHMARKS.md).
 pub fn default_strategy(_format: WireFormat) -> LoadStrategy {
     // The cheapest measured for both wire formats, with preload on
-    // (BENCHMARKS.md §8).
+    // (docs/benchmarks-history.md §8).
     LoadStrategy::Bridge
 }
 

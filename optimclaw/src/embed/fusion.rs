@@ -5,7 +5,7 @@ use super::{CosineSpread, STRONG_SPREAD};
 /// How keyword and vector rankings are combined. Keep the default
 /// ([`Standing`](Self::Standing), 0.5 for vectors standing out by
 /// [`STRONG_SPREAD`]: chosen on the dev catalogs of every shape,
-/// BENCHMARKS.md §2b); try [`Rrf`](Self::Rrf) when your embedder's cosines
+/// docs/benchmarks-history.md §2b); try [`Rrf`](Self::Rrf) when your embedder's cosines
 /// are on an unusual scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Fusion {
@@ -38,7 +38,7 @@ pub enum Fusion {
 }
 
 impl Default for Fusion {
-    /// The fusion chosen on the dev catalogs (BENCHMARKS.md §2b).
+    /// The fusion chosen on the dev catalogs (docs/benchmarks-history.md §2b).
     fn default() -> Self {
         Fusion::Standing {
             dense: 0.5,
@@ -117,7 +117,7 @@ pub const VECTOR_SEATS: usize = 2;
 /// they rank lower would push out a keyword candidate the request needs
 /// as well (a several-step request). On the dev catalogs two seats of five
 /// raised hit@5 on five of eight and lowered neither hit@5 nor multi-tool
-/// recall on any (BENCHMARKS.md §2b).
+/// recall on any (docs/benchmarks-history.md §2b).
 ///
 /// `fused` is the fusion's whole list ([`fuse`] with a `k` of the pool),
 /// `dense` the vector ranking, best first. A seated tool keeps the score

@@ -43,7 +43,7 @@ pub struct SemanticConfig {
     /// small for that, 90 % of the most it could: [`CosineSpread`]).
     /// Measured in the query's own spread, not in cosines, so it holds for
     /// any embedder and catalog; chosen on the dev catalogs of every shape
-    /// (BENCHMARKS.md §2b).
+    /// (docs/benchmarks-history.md §2b).
     ///
     /// [`CosineSpread`]: super::CosineSpread
     pub strong_spread: f32,

@@ -35,7 +35,7 @@ pub(super) fn is_cjk(c: char) -> bool {
 /// mixed catalog raise it, and English requests ranked differently
 /// (mcp-long hit@1 0.771 → 0.708); at a quarter, every dev catalog
 /// without Chinese requests ranks as before and the Chinese requests find
-/// their tools (BENCHMARKS.md §2c; 0, 0.5 and 1 were measured too).
+/// their tools (docs/benchmarks-history.md §2c; 0, 0.5 and 1 were measured too).
 const CJK_PAIR_LENGTH: f32 = 0.25;
 
 /// How much `word` adds to its field's length: 1 for a word,

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 /// The share of a term's score a tool keeps when it holds the term only in
 /// another form than the query's word, while other tools hold that word.
-/// Chosen on the dev catalogs of BENCHMARKS.md §2c (`bash
+/// Chosen on the dev catalogs of docs/benchmarks-history.md §2c (`bash
 /// bench/catalogs.sh`): 0.4 to 0.9 all raise hit@1; 0.6 has the highest
 /// mean gain over the catalogs and the best hit@5.
 pub(super) const OTHER_FORM_FACTOR: f32 = 0.6;

@@ -106,7 +106,7 @@ pub struct Hit {
 /// The [`Hit::strength`] from which `tool_info` calls a match strong, and
 /// below which its best hit means "no tool matches". Chosen with the
 /// weights of [`Signals::strength`] on eight dev catalogs of different
-/// shapes (`bash bench/catalogs.sh`, BENCHMARKS.md §2c): at most 5 % of
+/// shapes (`bash bench/catalogs.sh`, docs/benchmarks-history.md §2c): at most 5 % of
 /// the requests that have a tool called "no match" on every one of them.
 pub const STRONG_MATCH: f32 = 0.12;
 

@@ -20,7 +20,7 @@ pub struct Signals {
 }
 
 /// Weights of [`Signals::strength`], chosen by `bench/strength_fit.py` over
-/// every dev catalog at once (BENCHMARKS.md §2c): the combination that
+/// every dev catalog at once (docs/benchmarks-history.md §2c): the combination that
 /// detects the most requests needing no tool while calling at most 5 % of
 /// the requests that have one "no match", on each catalog. Standing out
 /// from the next hit counts only as far as the query's words are the

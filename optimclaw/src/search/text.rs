@@ -21,7 +21,7 @@ const EXTRA_STOP_WORDS: [&str; 2] = ["many", "much"];
 /// Words of NLTK's list that are searched all the same: they name a
 /// range ("the days between two dates", "how long until Friday", "primes
 /// between 50 and 150"), which date and number tools describe with them.
-/// Chosen on the dev catalogs of BENCHMARKS.md §2c: keeping them adds
+/// Chosen on the dev catalogs of docs/benchmarks-history.md §2c: keeping them adds
 /// hit@1 on the bfcl catalogs and messages whose preload holds the needed
 /// tool, and costs no-match detection on "the difference between X and Y"
 /// questions; `after` and `before` were tried too and cost more than they
