@@ -58,7 +58,7 @@ impl Agent {
 }
 
 /// When the loop shortens the history it sends, and to what
-/// ([`AgentOptions::compaction`](optimclaw::AgentOptions)). Sizes are
+/// ([`AgentOptions::compaction`](crate::AgentOptions)). Sizes are
 /// o200k tokens of the turns' texts (messages, tool calls, results,
 /// attachments), a close estimate for other tokenizers; without the
 /// `tokens` feature, a token per 4 bytes.

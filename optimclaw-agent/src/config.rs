@@ -28,7 +28,7 @@ use super::compact::Compaction;
 pub struct AgentOptions {
     /// Text put before the lazy note in the system prompt.
     pub system: Option<String>,
-    /// Model requests per [`Agent::send`](optimclaw::Agent::send) before giving up (default 12).
+    /// Model requests per [`Agent::send`](crate::Agent::send) before giving up (default 12).
     pub max_steps: usize,
     /// Time limit of each tool call (default 60 s).
     pub call_timeout: Duration,
@@ -55,11 +55,11 @@ pub struct AgentOptions {
     /// 50,000), with a line saying how much was left out.
     pub max_result_chars: usize,
     /// The search guard: after this many `tool_info` calls in one
-    /// [`send`](optimclaw::Agent::send) without any other tool call
+    /// [`send`](crate::Agent::send) without any other tool call
     /// between them (default 3), the next `tool_info` call is not run; its
     /// answer tells the model to use the tools it has or to answer the
     /// user. A call of any other tool starts the count again. `0` turns
-    /// the guard off. Counted in [`RequestUsage::searches_refused`](optimclaw::RequestUsage).
+    /// the guard off. Counted in [`RequestUsage::searches_refused`](crate::RequestUsage).
     pub max_searches: usize,
     /// Anthropic: how requests ask for prompt caching (default
     /// [`PromptCache::Breakpoints`]; the API caches nothing unmarked).
@@ -78,7 +78,7 @@ pub struct AgentOptions {
     pub preload: Option<PreloadOptions>,
     /// Stream replies (`"stream": true`; chat completions with
     /// `stream_options.include_usage`): text reaches
-    /// [`AgentEvent::TextDelta`](optimclaw::AgentEvent) as it arrives,
+    /// [`AgentEvent::TextDelta`](crate::AgentEvent) as it arrives,
     /// tool calls are assembled from their pieces. Default off.
     pub stream: bool,
     /// While streaming, a reply that sends nothing for this long is a
@@ -88,7 +88,7 @@ pub struct AgentOptions {
     /// calls tools instead of calling them one request at a time
     /// ([`optimclaw::code`]). Needs a registry built with
     /// [`LazyConfig::code_mode`](optimclaw::LazyConfig::code_mode) (it holds
-    /// `run_code`); [`Agent::new`](optimclaw::Agent::new) refuses one
+    /// `run_code`); [`Agent::new`](crate::Agent::new) refuses one
     /// without. A registry in code mode is in code mode whatever this says.
     /// Default off.
     pub code_mode: bool,

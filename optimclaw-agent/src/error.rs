@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use optimclaw::provider::SchemaError;
 
 /// What went wrong talking to the model. The transcript is kept whatever
-/// the error: show it to the user, then [`Agent::resume`](optimclaw::Agent::resume)
+/// the error: show it to the user, then [`Agent::resume`](crate::Agent::resume)
 /// or send the next message; [`kind`](Self::kind) tells retryable network
 /// trouble from a key or request the endpoint refused.
 #[derive(Debug)]
@@ -49,7 +49,7 @@ pub enum AgentError {
         /// The limit.
         steps: usize,
     },
-    /// [`CancelHandle::cancel`](optimclaw::CancelHandle::cancel) was called.
+    /// [`CancelHandle::cancel`](crate::CancelHandle::cancel) was called.
     Cancelled,
     /// A tool cannot be described in the wire format's dialect.
     Schema(SchemaError),

@@ -37,7 +37,7 @@ pub struct ToolOutcome {
     pub blocks: Option<Value>,
 }
 
-/// One turn of the conversation, as [`Agent::transcript`](optimclaw::Agent::transcript)
+/// One turn of the conversation, as [`Agent::transcript`](crate::Agent::transcript)
 /// returns them: store them to show or audit a conversation.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Turn {
@@ -55,7 +55,7 @@ pub enum Turn {
     },
     /// Results of the previous turn's tool calls.
     ToolResults(Vec<ToolOutcome>),
-    /// Tools attached after the user's message ([`AgentOptions::preload`](optimclaw::AgentOptions)):
+    /// Tools attached after the user's message ([`AgentOptions::preload`](crate::AgentOptions)):
     /// sent as a second content block of the same user message, so the
     /// user's own text is unchanged.
     Attached {
@@ -67,7 +67,7 @@ pub enum Turn {
 }
 
 /// Token use reported by the endpoint for one request, beside what the
-/// tools cost: read [`Agent::usage`](optimclaw::Agent::usage) to see
+/// tools cost: read [`Agent::usage`](crate::Agent::usage) to see
 /// what a conversation cost and what lazy loading saved.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RequestUsage {
@@ -94,11 +94,11 @@ pub struct RequestUsage {
     /// `tool_info` calls in this request's reply that ran.
     pub searches: usize,
     /// `tool_info` calls in this request's reply that the search guard
-    /// answered without running ([`AgentOptions::max_searches`](optimclaw::AgentOptions)).
+    /// answered without running ([`AgentOptions::max_searches`](crate::AgentOptions)).
     pub searches_refused: usize,
 }
 
-/// The model's answer to one [`Agent::send`](optimclaw::Agent::send).
+/// The model's answer to one [`Agent::send`](crate::Agent::send).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
     /// The final text.
@@ -110,7 +110,7 @@ pub struct Reply {
 }
 
 /// Something the loop did, for a progress display: pass a closure to
-/// [`Agent::send_with`](optimclaw::Agent::send_with) to show tool calls
+/// [`Agent::send_with`](crate::Agent::send_with) to show tool calls
 /// as they happen.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -134,14 +134,14 @@ pub enum AgentEvent<'a> {
     /// The endpoint's usage for a request.
     Usage(&'a RequestUsage),
     /// A piece of the model's text as it streams in
-    /// ([`AgentOptions::stream`](optimclaw::AgentOptions)). After a
+    /// ([`AgentOptions::stream`](crate::AgentOptions)). After a
     /// [`Retry`](Self::Retry) the text starts again.
     TextDelta(&'a str),
     /// A tool call starts.
     ToolCall(&'a ToolCallRequest),
     /// A tool call finished.
     ToolResult(&'a ToolOutcome),
-    /// Compaction ([`AgentOptions::compaction`](optimclaw::AgentOptions))
+    /// Compaction ([`AgentOptions::compaction`](crate::AgentOptions))
     /// left the oldest turns out of this and later requests.
     Compacted {
         /// Turns left out this time.

@@ -12,7 +12,7 @@
 //!
 //! The program runs in an embedded interpreter (QuickJS-NG) with no file,
 //! network, process, module or timer API, under
-//! [`CodeLimits`](optimclaw::CodeLimits).
+//! [`CodeLimits`].
 //!
 //! `run_code` is registered like any `#[tool]`, so the binary must link this
 //! crate: name it once (`use optimclaw_code as _;`). A registry asked for
