@@ -97,6 +97,69 @@ pub struct AgentOptions {
     /// attached in what is left out may be attached again. Default off:
     /// every request carries the whole conversation.
     pub compaction: Option<Compaction>,
+    /// How tool calls travel: in the request's `tools` field and the
+    /// reply's `tool_calls` (default), or as text for servers without
+    /// native tool calling ([`ToolCalls`]).
+    pub tool_calls: ToolCalls,
+    /// Whether tools attached by preload or loaded by `tool_info` also go
+    /// in the request's `tools` array, so a model may call them by name
+    /// ([`ListLoaded`]; default [`ListLoaded::Auto`]).
+    pub list_loaded: ListLoaded,
+    /// End the turn when the model stops making progress (default on):
+    /// the same failing call twice in a row ends it with
+    /// [`AgentError::NoProgress`](crate::AgentError::NoProgress); a tool
+    /// called again with the same arguments after it succeeded, or fed its
+    /// own last result, ends it with that result as the answer.
+    pub stop_when_stuck: bool,
+    /// Take the noise small models add to valid arguments (an extra field
+    /// beside the required ones, a number sent as text): see
+    /// [`CallOptions::lenient`](optimclaw::CallOptions::lenient). Never
+    /// changes a string value, so paths and names stay exact. Default on.
+    pub lenient_arguments: bool,
+}
+
+/// How tool calls travel between the agent and the model.
+///
+/// Whatever this says, a reply without native calls whose text is a call
+/// (a bare JSON object `{"name", "arguments"}`, a fenced `json` block,
+/// `<tool_call>` tags, several of them) is read as calls: small models
+/// served with their own chat template write their calls that way, and the
+/// server returns them as plain text. Prose stays prose.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolCalls {
+    /// Tools in the request's `tools` field; calls from the reply's
+    /// `tool_calls` (or its text).
+    #[default]
+    Native,
+    /// No `tools` field at all: the tools are described in the system
+    /// prompt ([`Dialect::Text`](optimclaw::provider::Dialect::Text)), calls
+    /// are read from the reply's text and results go back as a user
+    /// message. For servers without native tool calling.
+    Text,
+}
+
+/// Whether attached and loaded tools go in the request's `tools` array.
+///
+/// Under the bridge strategy the array never changes (the core tools,
+/// `tool_info`, `call_tool`), which keeps a provider's prompt cache warm;
+/// frontier models call an attached tool through `call_tool`. Small models
+/// call it by name instead, and the servers they run on (llama.cpp with a
+/// template whose calls it parses, vLLM, Ollama, Groq) refuse a call to a
+/// tool that is not in `tools`. Listing the attached and loaded tools
+/// there makes those calls valid, at the price of a `tools` array that
+/// grows through the conversation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ListLoaded {
+    /// Listed for every endpoint but OpenAI's and Anthropic's own APIs
+    /// (`api.openai.com`, `api.anthropic.com`), where the array stays fixed.
+    #[default]
+    Auto,
+    /// Always listed.
+    Always,
+    /// Never listed.
+    Never,
 }
 
 impl Default for AgentOptions {
@@ -122,11 +185,43 @@ impl Default for AgentOptions {
             stream_idle_timeout: Duration::from_secs(60),
             code_mode: false,
             compaction: None,
+            tool_calls: ToolCalls::Native,
+            list_loaded: ListLoaded::Auto,
+            stop_when_stuck: true,
+            lenient_arguments: true,
         }
     }
 }
 
 impl AgentOptions {
+    /// Sets [`tool_calls`](Self::tool_calls).
+    #[must_use]
+    pub fn tool_calls(mut self, calls: ToolCalls) -> Self {
+        self.tool_calls = calls;
+        self
+    }
+
+    /// Sets [`list_loaded`](Self::list_loaded).
+    #[must_use]
+    pub fn list_loaded(mut self, list: ListLoaded) -> Self {
+        self.list_loaded = list;
+        self
+    }
+
+    /// Sets [`lenient_arguments`](Self::lenient_arguments).
+    #[must_use]
+    pub fn lenient_arguments(mut self, on: bool) -> Self {
+        self.lenient_arguments = on;
+        self
+    }
+
+    /// Sets [`stop_when_stuck`](Self::stop_when_stuck).
+    #[must_use]
+    pub fn stop_when_stuck(mut self, on: bool) -> Self {
+        self.stop_when_stuck = on;
+        self
+    }
+
     /// Sets [`system`](Self::system).
     #[must_use]
     pub fn system(mut self, text: impl Into<String>) -> Self {

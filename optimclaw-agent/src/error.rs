@@ -49,6 +49,14 @@ pub enum AgentError {
         /// The limit.
         steps: usize,
     },
+    /// The model sent the same failing call again
+    /// ([`AgentOptions::stop_when_stuck`](crate::AgentOptions::stop_when_stuck)).
+    NoProgress {
+        /// The tool it kept calling.
+        tool: String,
+        /// The error the call got each time.
+        error: String,
+    },
     /// [`CancelHandle::cancel`](crate::CancelHandle::cancel) was called.
     Cancelled,
     /// A tool cannot be described in the wire format's dialect.
@@ -66,6 +74,7 @@ impl AgentError {
             AgentError::Rejected { .. } => "rejected",
             AgentError::Unavailable { .. } => "unavailable",
             AgentError::StepLimit { .. } => "step_limit",
+            AgentError::NoProgress { .. } => "no_progress",
             AgentError::Cancelled => "cancelled",
             AgentError::Schema(_) => "schema",
         }
@@ -107,6 +116,10 @@ impl fmt::Display for AgentError {
             AgentError::StepLimit { steps } => write!(
                 f,
                 "the model was still calling tools after {steps} requests; stopped (the conversation is kept: send another message or resume)"
+            ),
+            AgentError::NoProgress { tool, error } => write!(
+                f,
+                "the model sent the same failing call of `{tool}` twice in a row; stopped (the conversation is kept). The call's error: {error}"
             ),
             AgentError::Cancelled => f.write_str("cancelled"),
             AgentError::Schema(err) => fmt::Display::fmt(err, f),

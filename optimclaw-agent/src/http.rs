@@ -14,15 +14,22 @@ impl Agent {
     /// POSTs with retries; parses the reply.
     pub(super) async fn post(
         &self,
-        body: &Value,
+        request: &Value,
         on_event: &mut impl FnMut(AgentEvent<'_>),
     ) -> Result<ModelReply, AgentError> {
         let url = self.model.format.endpoint(&self.model.base_url);
         let headers = self.headers()?;
-        let body = body.to_string();
+        let mut body_text = request.to_string();
         let mut attempt = 0;
+        // A plain 500 to the same body is resent once, not `max_retries`
+        // times: servers answer it for a request they cannot serve (a
+        // template error, output that breaks their tool-call parser), and
+        // the same request gets the same answer.
+        let mut server_errors = 0;
+        let mut without_tools = false;
         loop {
             attempt += 1;
+            let body = &body_text;
             let send = self
                 .http
                 .post(&url)
@@ -92,6 +99,38 @@ impl Agent {
                         Ok(bytes) => match self.classify(status, &bytes, retry_after) {
                             Ok(reply) => return Ok(reply),
                             Err(Err(fatal)) => return Err(fatal),
+                            Err(Ok(failure)) if status == 500 => {
+                                if refused_tool_call(&bytes) && !without_tools {
+                                    // The server parses calls against `tools` and
+                                    // the model called a tool not listed there:
+                                    // ask again without `tools`, so the output
+                                    // comes back as text and is read here.
+                                    without_tools = true;
+                                    let mut bare = request.clone();
+                                    if let Some(map) = bare.as_object_mut() {
+                                        map.remove("tools");
+                                        map.remove("tool_choice");
+                                    }
+                                    body_text = bare.to_string();
+                                    on_event(AgentEvent::Retry {
+                                        attempt,
+                                        wait: Duration::ZERO,
+                                        reason: "the server refused a call to a tool not in `tools`; asking again without `tools`",
+                                    });
+                                    continue;
+                                }
+                                server_errors += 1;
+                                if server_errors >= 2 {
+                                    return Err(AgentError::Unavailable {
+                                        message: format!(
+                                            "{} (HTTP 500 twice to the same request: not resent again)",
+                                            failure.message
+                                        ),
+                                        attempts: attempt,
+                                    });
+                                }
+                                failure
+                            }
                             Err(Ok(failure)) => failure,
                         },
                     }
@@ -229,6 +268,12 @@ impl Failure {
             retry_after,
         }
     }
+}
+
+/// Whether a 500 says the model's output was refused by the server's tool
+/// call parser (llama.cpp: "does not match the expected … format").
+fn refused_tool_call(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes).contains("does not match the expected")
 }
 
 /// The largest reply read; a longer one is a failed attempt.

@@ -48,9 +48,11 @@ mod http;
 mod measure;
 mod model;
 mod openai;
+mod progress;
 mod reply;
 mod request;
 mod stream;
+mod textcall;
 mod transcript;
 
 use std::fmt;
@@ -68,7 +70,7 @@ use optimclaw::ToolContext;
 use optimclaw::config::LoadStrategy;
 use optimclaw::provider::{Dialect, RenderOptions};
 use optimclaw::telemetry;
-use optimclaw::{RUN_CODE, TOOL_INFO};
+use optimclaw::{CALL_TOOL, RUN_CODE, TOOL_INFO};
 use optimclaw::{ToolError, ToolErrorKind};
 
 pub use cache::{
@@ -76,11 +78,12 @@ pub use cache::{
     OPENAI_MIN_CACHED_TOKENS, PromptCache, anthropic_min_cacheable_tokens,
 };
 pub use compact::Compaction;
-pub use config::AgentOptions;
+pub use config::{AgentOptions, ListLoaded, ToolCalls};
 pub use error::AgentError;
 pub use error::describe_http_error;
 use guard::SearchGuard;
 pub use model::{ApiKey, MODEL_VAR, ModelConfig, WireFormat};
+use progress::{ProgressGuard, Verdict};
 use reply::{ModelReply, count, parse_arguments};
 pub use transcript::{AgentEvent, Reply, RequestUsage, ToolCallRequest, ToolOutcome, Turn};
 
@@ -154,6 +157,11 @@ impl Agent {
         if options.code_mode && session.registry().get(RUN_CODE).is_none() {
             return Err(AgentError::Config(
                 "code mode needs a registry built with LazyConfig::code_mode (optimclaw's `code-mode` feature): it holds the run_code tool".into(),
+            ));
+        }
+        if options.tool_calls == ToolCalls::Text && model.format != WireFormat::OpenAiChat {
+            return Err(AgentError::Config(
+                "text tool calls (ToolCalls::Text) need the chat-completions wire format; the messages API has native tool calls".into(),
             ));
         }
         let http = reqwest::Client::builder()
@@ -249,6 +257,7 @@ impl Agent {
     /// The dialect tools are rendered in.
     fn dialect(&self) -> Dialect {
         match self.model.format {
+            _ if self.options.tool_calls == ToolCalls::Text => Dialect::Text,
             WireFormat::OpenAiChat if self.options.strict => Dialect::OpenAiStrict,
             format => format.dialect(),
         }
@@ -304,6 +313,7 @@ impl Agent {
         let mut requests = 0;
         let mut tool_calls = 0;
         let mut guard = SearchGuard::new(self.options.max_searches);
+        let mut progress = ProgressGuard::default();
         loop {
             if requests == self.options.max_steps {
                 return Err(AgentError::StepLimit {
@@ -311,7 +321,7 @@ impl Agent {
                 });
             }
             requests += 1;
-            let rendered = self.session.render(
+            let mut rendered = self.session.render(
                 self.dialect(),
                 RenderOptions {
                     native_deferral: self.options.native_deferral
@@ -319,6 +329,7 @@ impl Agent {
                     ..RenderOptions::default()
                 },
             );
+            self.list_loaded(&mut rendered.tools);
             if requests == 1 {
                 for degraded in &rendered.degraded {
                     tracing::warn!(target: "optimclaw::agent", "{degraded}");
@@ -361,6 +372,10 @@ impl Agent {
                     return Err(err);
                 }
             };
+            let mut reply = reply;
+            if reply.calls.is_empty() && !reply.text.is_empty() {
+                self.read_text_calls(&mut reply, tool_calls);
+            }
             let mut usage = reply.usage;
             usage.request = self.usage.len() + 1;
             usage.tools_sent = rendered.tools.len();
@@ -383,6 +398,33 @@ impl Agent {
                     tool_calls,
                 });
             }
+            if self.options.stop_when_stuck {
+                match progress.judge(&reply.calls) {
+                    Verdict::Go => {}
+                    Verdict::Repeated { tool, error } => {
+                        self.transcript.push(Turn::Assistant {
+                            text: reply.text,
+                            calls: Vec::new(),
+                            native: None,
+                        });
+                        return Err(AgentError::NoProgress { tool, error });
+                    }
+                    Verdict::Answered(text) => {
+                        // The model's repeated call is not kept: the answer
+                        // it already had closes the turn.
+                        self.transcript.push(Turn::Assistant {
+                            text: text.clone(),
+                            calls: Vec::new(),
+                            native: None,
+                        });
+                        return Ok(Reply {
+                            text,
+                            requests,
+                            tool_calls,
+                        });
+                    }
+                }
+            }
             tool_calls += reply.calls.len();
             for call in &reply.calls {
                 on_event(AgentEvent::ToolCall(call));
@@ -399,6 +441,7 @@ impl Agent {
             for outcome in &outcomes {
                 on_event(AgentEvent::ToolResult(outcome));
             }
+            progress.record(&reply.calls, &outcomes);
             self.transcript.push(Turn::Assistant {
                 text: reply.text,
                 calls: reply.calls,
@@ -408,6 +451,60 @@ impl Agent {
             if cancel.is_cancelled() {
                 return Err(AgentError::Cancelled);
             }
+        }
+    }
+
+    /// Adds the specs of attached and loaded tools to `tools` when
+    /// [`AgentOptions::list_loaded`] asks for it (see [`ListLoaded`]).
+    fn list_loaded(&self, tools: &mut Vec<Value>) {
+        let lazy = self.session.lazy_config();
+        let on = match self.options.list_loaded {
+            ListLoaded::Always => true,
+            ListLoaded::Never => false,
+            _ => !self.model.is_first_party(),
+        };
+        if !on || !lazy.enabled || self.registry_in_code_mode() || tools.is_empty() {
+            return;
+        }
+        let dialect = self.dialect();
+        let mut names = self.session.attached();
+        names.extend(self.session.loaded());
+        for name in names {
+            let listed = |spec: &Value| {
+                spec.pointer("/function/name")
+                    .or_else(|| spec.get("name"))
+                    .and_then(Value::as_str)
+                    == Some(name.as_str())
+            };
+            if tools.iter().any(listed) || !self.session.scope().allows(&name) {
+                continue;
+            }
+            if let Some(spec) = self
+                .session
+                .registry()
+                .get(&name)
+                .and_then(|tool| optimclaw::provider::tool_spec(tool, dialect).ok())
+            {
+                tools.push(spec);
+            }
+        }
+    }
+
+    fn registry_in_code_mode(&self) -> bool {
+        self.session
+            .registry()
+            .in_code_mode(self.session.lazy_config())
+    }
+
+    /// Reads calls the model wrote as text (see [`ToolCalls`]): the
+    /// reply's text becomes the calls.
+    fn read_text_calls(&self, reply: &mut ModelReply, calls_so_far: usize) {
+        let registry = self.session.registry();
+        let bridge = self.session.lazy_config().strategy == LoadStrategy::Bridge;
+        let is_tool = |name: &str| registry.get(name).is_some() || (bridge && name == CALL_TOOL);
+        if let Some(calls) = textcall::read(&reply.text, is_tool, calls_so_far) {
+            reply.text.clear();
+            reply.calls = calls;
         }
     }
 
@@ -430,7 +527,8 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Vec<ToolOutcome> {
         let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
-        let options = CallOptions::timeout(self.options.call_timeout);
+        let options =
+            CallOptions::timeout(self.options.call_timeout).lenient(self.options.lenient_arguments);
         let runs = calls.iter().zip(guarded).map(|(call, &guarded)| {
             let ctx = ctx.clone().with_call_id(call.id.as_str());
             async move {

@@ -141,9 +141,17 @@ pub struct ModelConfig {
     pub model: String,
     /// The key, if the endpoint needs one.
     pub api_key: Option<ApiKey>,
-    /// `max_tokens` of each Anthropic request (required there; chat
-    /// completions requests leave the length to the endpoint).
+    /// The most tokens one reply may have (default 2,048): `max_tokens`
+    /// of each Anthropic request; for chat completions
+    /// `max_completion_tokens` on OpenAI's own API and `max_tokens`
+    /// elsewhere (llama.cpp, vLLM, Ollama read that one). Without a cap a
+    /// small model that starts repeating itself runs for minutes.
     pub max_tokens: u32,
+    /// Whether the endpoint is the provider's own API; `None` (the
+    /// default) decides from the base URL's host
+    /// ([`is_first_party`](Self::is_first_party)). Set it for a gateway or
+    /// stand-in that behaves exactly like the provider's API.
+    pub first_party: Option<bool>,
 }
 
 impl ModelConfig {
@@ -154,8 +162,34 @@ impl ModelConfig {
             base_url: base_url.into(),
             model: model.into(),
             api_key: None,
-            max_tokens: 4096,
+            max_tokens: 2048,
+            first_party: None,
         }
+    }
+
+    /// Whether this is the provider's own API (`api.openai.com`,
+    /// `api.anthropic.com`) rather than another server speaking its wire
+    /// format.
+    pub fn is_first_party(&self) -> bool {
+        if let Some(first_party) = self.first_party {
+            return first_party;
+        }
+        let host = self
+            .base_url
+            .split("://")
+            .nth(1)
+            .unwrap_or(&self.base_url)
+            .split(['/', ':'])
+            .next()
+            .unwrap_or("");
+        matches!(host, "api.openai.com" | "api.anthropic.com")
+    }
+
+    /// Sets [`first_party`](Self::first_party).
+    #[must_use]
+    pub fn with_first_party(mut self, first_party: bool) -> Self {
+        self.first_party = Some(first_party);
+        self
     }
 
     /// Sets the key.

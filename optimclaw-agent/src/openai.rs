@@ -4,12 +4,15 @@ use serde_json::{Map, Value, json};
 
 use super::{ModelConfig, ModelReply, RequestUsage, ToolCallRequest, Turn, count, parse_arguments};
 
-/// The request body for the transcript so far.
+/// The request body for the transcript so far. With `text_calls` the
+/// model's calls are replayed as the JSON text it wrote them in and the
+/// results go back as a user message ([`ToolCalls::Text`](crate::ToolCalls)).
 pub(super) fn request(
     model: &ModelConfig,
     system: Option<&str>,
     tools: &[Value],
     transcript: &[Turn],
+    text_calls: bool,
 ) -> Value {
     let mut messages = Vec::with_capacity(transcript.len() + 1);
     if let Some(system) = system {
@@ -32,6 +35,28 @@ pub(super) fn request(
                 }
                 _ => messages.push(json!({"role": "user", "content": text})),
             },
+            Turn::Assistant { text, calls, .. } if text_calls => {
+                let mut content = text.clone();
+                for c in calls {
+                    if !content.is_empty() {
+                        content.push('\n');
+                    }
+                    let arguments = c
+                        .arguments
+                        .clone()
+                        .unwrap_or_else(|_| Value::String(c.raw_arguments.clone()));
+                    content.push_str(&json!({"name": c.name, "arguments": arguments}).to_string());
+                }
+                messages.push(json!({"role": "assistant", "content": content}));
+            }
+            Turn::ToolResults(outcomes) if text_calls => {
+                let mut content = String::new();
+                for o in outcomes {
+                    let verb = if o.is_error { "failed" } else { "returned" };
+                    content.push_str(&format!("`{}` {verb}: {}\n", o.name, o.content));
+                }
+                messages.push(json!({"role": "user", "content": content.trim_end()}));
+            }
             Turn::Assistant { text, calls, .. } => {
                 let mut message = Map::new();
                 message.insert("role".into(), "assistant".into());
@@ -67,6 +92,12 @@ pub(super) fn request(
         }
     }
     let mut body = json!({"model": model.model, "messages": messages});
+    let cap = if model.is_first_party() {
+        "max_completion_tokens"
+    } else {
+        "max_tokens"
+    };
+    body[cap] = json!(model.max_tokens);
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools.to_vec());
     }

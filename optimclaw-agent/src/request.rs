@@ -4,14 +4,20 @@
 
 use serde_json::{Value, json};
 
-use super::{Agent, WireFormat, anthropic, cache, openai};
+use super::{Agent, ToolCalls, WireFormat, anthropic, cache, openai};
 
 impl Agent {
     /// The next request's body.
     pub(super) fn request_body(&self, system: Option<&str>, tools: &[Value]) -> Value {
         match self.model.format {
             WireFormat::OpenAiChat => {
-                let mut body = openai::request(&self.model, system, tools, self.history());
+                let mut body = openai::request(
+                    &self.model,
+                    system,
+                    tools,
+                    self.history(),
+                    self.options.tool_calls == ToolCalls::Text,
+                );
                 if let Some(key) = &self.options.prompt_cache_key {
                     body["prompt_cache_key"] = Value::String(key.clone());
                 }

@@ -10,6 +10,8 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use serde_json::Value;
 
+mod lenient;
+
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
 use crate::schema;
@@ -24,6 +26,22 @@ use crate::tool::{Handler, Tool};
 pub struct CallOptions {
     /// Give up after this long (needs a Tokio runtime with its timer).
     pub timeout: Option<Duration>,
+    /// Take the noise small models add to otherwise valid arguments
+    /// (default off: every problem is refused). With it, before the
+    /// arguments are checked:
+    ///
+    /// - a field the tool does not have is dropped when every required
+    ///   field is there (`{"text": "hi", "data": "base64"}` for a tool
+    ///   taking `text`);
+    /// - an object or array sent as a JSON text is parsed, a number sent
+    ///   as a numeric string becomes the number, `"true"`/`"false"` the
+    ///   boolean, where the schema asks for that type.
+    ///
+    /// A value whose schema is a string is never changed, so paths, names,
+    /// scopes and secrets reach the tool exactly as sent; everything else
+    /// is still refused with every problem named. What was taken is
+    /// recorded at `debug` on the call's span.
+    pub lenient: bool,
 }
 
 impl CallOptions {
@@ -31,18 +49,27 @@ impl CallOptions {
     pub fn timeout(timeout: Duration) -> Self {
         CallOptions {
             timeout: Some(timeout),
+            lenient: false,
         }
+    }
+
+    /// Sets [`lenient`](Self::lenient).
+    #[must_use]
+    pub fn lenient(mut self, on: bool) -> Self {
+        self.lenient = on;
+        self
     }
 }
 
-/// Runs one call of `tool` (its registry already in `ctx`). `timeout` is the
-/// call's own limit or the registry's.
+/// Runs one call of `tool` (its registry already in `ctx`). The options'
+/// `timeout` is the call's own limit or the registry's.
 pub(crate) async fn run(
     tool: &Tool,
     args: Value,
     ctx: ToolContext,
-    timeout: Option<Duration>,
+    options: CallOptions,
 ) -> Result<Value, ToolError> {
+    let timeout = options.timeout;
     let name = tool.name();
     let handler = tool.handler().clone();
     if matches!(handler, Handler::None) {
@@ -54,7 +81,7 @@ pub(crate) async fn run(
             ),
         ));
     }
-    let args = prepare_args(tool, args)?;
+    let args = prepare_args(tool, args, options.lenient)?;
     let filter = ctx.output_filter().cloned();
     let result = execute(tool, handler, args, ctx, timeout).await;
     match filter {
@@ -138,7 +165,7 @@ async fn execute(
 /// Arguments nested deeper than [`MAX_ARGUMENT_DEPTH`] are refused (and
 /// taken apart without recursion): JSON text that deep never parses,
 /// and dropping such a value recursively would overflow the stack.
-fn prepare_args(tool: &Tool, mut args: Value) -> Result<Value, ToolError> {
+fn prepare_args(tool: &Tool, mut args: Value, lenient: bool) -> Result<Value, ToolError> {
     let shape = inspect(&args);
     if shape.too_deep {
         drop_iteratively(args);
@@ -151,6 +178,17 @@ fn prepare_args(tool: &Tool, mut args: Value) -> Result<Value, ToolError> {
     if shape.has_null {
         let schema = tool.input_schema();
         strip_optional_nulls(&mut args, schema, schema, 0);
+    }
+    if lenient {
+        let taken = lenient::repair(&mut args, tool.input_schema());
+        if !taken.is_empty() {
+            tracing::debug!(
+                target: "optimclaw::call",
+                tool = tool.name(),
+                taken = %taken.join("; "),
+                "arguments repaired"
+            );
+        }
     }
     // Linked tools are checked by decoding into their argument type (and,
     // when that fails, against their schema, to list every problem); a

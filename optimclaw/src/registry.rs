@@ -460,7 +460,11 @@ impl Registry {
             None => Err(ToolError::unknown_tool(name, &self.nearest_names(name, 3))),
             Some(tool) => {
                 let ctx = ctx.clone().with_dispatcher(self.inner.clone());
-                call::run(tool, args, ctx, options.timeout.or(self.inner.call_timeout))
+                let options = CallOptions {
+                    timeout: options.timeout.or(self.inner.call_timeout),
+                    ..options
+                };
+                call::run(tool, args, ctx, options)
                     .instrument(span.clone())
                     .await
             }

@@ -46,6 +46,8 @@ struct Inner {
     loaded: Mutex<Vec<String>>,
     /// Deferred tools attached to a message ([`Session::preload`]).
     attached: Mutex<Vec<String>>,
+    /// Tools whose schema went back with a failed call.
+    schema_shown: Mutex<Vec<String>>,
 }
 
 impl Session {
@@ -63,6 +65,7 @@ impl Session {
                 lazy,
                 loaded: Mutex::new(Vec::new()),
                 attached: Mutex::new(Vec::new()),
+                schema_shown: Mutex::new(Vec::new()),
             }),
             scope: Arc::new(ToolScope::all()),
         }
@@ -114,8 +117,8 @@ impl Session {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The deferred tools attached to a message so far
-    /// ([`preload`](Self::preload)), in order.
+    /// The deferred tools attached to messages so far
+    /// ([`preload`](Self::preload)), in attachment order.
     pub fn attached(&self) -> Vec<String> {
         self.inner
             .attached
@@ -144,6 +147,11 @@ impl Session {
             return;
         }
         self.loaded_guard().retain(|n| !names.contains(n));
+        self.inner
+            .schema_shown
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|n| !names.contains(n));
     }
 
     /// Records tools as attached to a message.
@@ -267,14 +275,31 @@ impl Session {
             return result;
         }
         // Under the bridge (and native deferral) a deferred tool's schema is
-        // never in the `tools` array: a failed call always gets it back.
+        // never in the `tools` array: a failed call gets it back, once per
+        // tool and session, so a small model that fails again and again is
+        // not sent the whole schema every time. Eagerly every schema is in
+        // `tools` already.
         let schema_sent =
             self.inner.lazy.strategy == LoadStrategy::Append || !self.inner.lazy.enabled;
-        if tool.is_core() || (schema_sent && self.is_loaded(name)) {
+        if tool.is_core() || !self.inner.lazy.enabled || (schema_sent && self.is_loaded(name)) {
             return result;
         }
         match result {
             Err(err) if err.kind() == ToolErrorKind::InvalidArguments => {
+                let first = {
+                    let mut shown = self
+                        .inner
+                        .schema_shown
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner);
+                    !shown.iter().any(|n| n == name) && {
+                        shown.push(name.to_owned());
+                        true
+                    }
+                };
+                if !first {
+                    return Err(err);
+                }
                 let hint = if schema_sent {
                     format!(
                         "{err}. The tool `{name}` was not loaded yet; its schema is attached: retry with arguments that match it"

@@ -593,7 +593,13 @@ async fn openai_400_is_not_retried() {
 async fn openai_step_limit_keeps_the_conversation_for_the_next_message() {
     let call = || openai_calls(&[("call_x", "weather_forecast", r#"{"city": "Oslo"}"#)]);
     let replay = replay(vec![call(), call(), call(), openai_text("Done at last.")]);
-    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().max_steps(3));
+    // The same call again and again: the progress guard would end it
+    // first, so it is off here to reach the step limit.
+    let mut agent = agent(
+        &replay,
+        WireFormat::OpenAiChat,
+        options().max_steps(3).stop_when_stuck(false),
+    );
     let err = agent.send("Loop").await.unwrap_err();
     assert!(matches!(err, AgentError::StepLimit { steps: 3 }), "{err:?}");
     assert_eq!(agent.transcript().len(), 7, "user + 3 × (call, results)");

@@ -148,7 +148,10 @@ fn agent_with(
         WireFormat::OpenAiChat => format!("{}/v1", end.base),
         WireFormat::AnthropicMessages => end.base.clone(),
     };
-    let model = ModelConfig::new(format, base, "claude-sonnet-4-5").with_api_key(ApiKey::new("k"));
+    // The stand-in plays the providers' own APIs.
+    let model = ModelConfig::new(format, base, "claude-sonnet-4-5")
+        .with_api_key(ApiKey::new("k"))
+        .with_first_party(true);
     let options = options.retries(2, Duration::from_millis(5), Duration::from_secs(1));
     Agent::new(Session::with_lazy(registry(), lazy), model, options).unwrap()
 }

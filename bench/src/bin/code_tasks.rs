@@ -222,8 +222,10 @@ async fn conversation(
         Arc::new(move |body: &Value| decide(format, body, &script, &id)),
     )
     .await;
-    let model =
-        ModelConfig::from_env(format, Some(base), Some(ANTHROPIC_MODEL.into())).expect("config");
+    // The stand-in prices and caches as the providers' own APIs do.
+    let model = ModelConfig::from_env(format, Some(base), Some(ANTHROPIC_MODEL.into()))
+        .expect("config")
+        .with_first_party(true);
     let session = Session::with_lazy(registry.clone(), setup.lazy.clone());
     let options = AgentOptions::default()
         .preload(setup.preload.then(PreloadOptions::default))

@@ -221,8 +221,10 @@ async fn conversation(
 ) -> Run {
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let base = standin::serve(format, Arc::clone(&bodies), tasks.clone(), behaviour).await;
-    let model =
-        ModelConfig::from_env(format, Some(base), Some(ANTHROPIC_MODEL.into())).expect("config");
+    // The stand-in prices and caches as the providers' own APIs do.
+    let model = ModelConfig::from_env(format, Some(base), Some(ANTHROPIC_MODEL.into()))
+        .expect("config")
+        .with_first_party(true);
     let session = Session::with_lazy(registry.clone(), setup.lazy.clone());
     let options = AgentOptions::default()
         .preload(setup.preload.then(PreloadOptions::default))

@@ -1,0 +1,176 @@
+//! The progress guard: a conversation that stops making progress ends
+//! instead of running to `max_steps`. Small models loop in two ways:
+//!
+//! - they send the same failing call again (the same tool, the same
+//!   arguments), whatever the error said;
+//! - they call a tool again after it succeeded: with the same arguments, or
+//!   fed its own last result (`calculate` returned `126`, then
+//!   `calculate({"expression": "126"})`).
+//!
+//! The first ends the turn with [`AgentError::NoProgress`](crate::AgentError)
+//! naming the call and its error; the second ends it with the result
+//! already in hand as the answer. `tool_info` is left to the search guard.
+
+use serde_json::Value;
+
+use super::{ToolCallRequest, ToolOutcome};
+use optimclaw::TOOL_INFO;
+
+/// What the guard decides about the model's next calls.
+#[derive(Debug, PartialEq)]
+pub(super) enum Verdict {
+    /// Run them.
+    Go,
+    /// The same call failed last time with this error.
+    Repeated { tool: String, error: String },
+    /// The tool already answered: this is the answer.
+    Answered(String),
+}
+
+/// The last single call and how it went.
+#[derive(Default)]
+pub(super) struct ProgressGuard {
+    last: Option<(String, Value, Result<Value, String>)>,
+}
+
+impl ProgressGuard {
+    /// Judges the calls of a new reply against the last one.
+    pub(super) fn judge(&self, calls: &[ToolCallRequest]) -> Verdict {
+        let ([call], Some((name, args, outcome))) = (calls, &self.last) else {
+            return Verdict::Go;
+        };
+        let Ok(new_args) = &call.arguments else {
+            return Verdict::Go;
+        };
+        if call.name != *name || call.name == TOOL_INFO {
+            return Verdict::Go;
+        }
+        match outcome {
+            Err(error) if new_args == args => Verdict::Repeated {
+                tool: name.clone(),
+                error: error.clone(),
+            },
+            Ok(result) if new_args == args || fed_back(new_args, result) => {
+                Verdict::Answered(answer_text(result))
+            }
+            _ => Verdict::Go,
+        }
+    }
+
+    /// Remembers the calls just run (only a lone call is remembered: a
+    /// reply with several calls is progress of its own).
+    pub(super) fn record(&mut self, calls: &[ToolCallRequest], outcomes: &[ToolOutcome]) {
+        self.last = match (calls, outcomes) {
+            ([call], [outcome]) => call.arguments.as_ref().ok().map(|args| {
+                let result = if outcome.is_error {
+                    Err(outcome.content.clone())
+                } else {
+                    Ok(serde_json::from_str(&outcome.content)
+                        .unwrap_or_else(|_| Value::String(outcome.content.clone())))
+                };
+                (call.name.clone(), args.clone(), result)
+            }),
+            _ => None,
+        };
+    }
+}
+
+/// Whether an argument of the new call is the tool's own last result.
+fn fed_back(args: &Value, result: &Value) -> bool {
+    let result_text = match result {
+        Value::String(s) => s.trim().to_owned(),
+        Value::Number(n) => n.to_string(),
+        _ => return false,
+    };
+    if result_text.is_empty() {
+        return false;
+    }
+    args.as_object().is_some_and(|map| {
+        map.values().any(|v| match v {
+            Value::String(s) => s.trim() == result_text,
+            Value::Number(n) => n.to_string() == result_text,
+            _ => false,
+        })
+    })
+}
+
+/// A result as the answer's text: a string as it is, anything else as JSON.
+fn answer_text(result: &Value) -> String {
+    match result {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn call(name: &str, args: Value) -> ToolCallRequest {
+        ToolCallRequest {
+            id: "c".into(),
+            name: name.into(),
+            raw_arguments: args.to_string(),
+            arguments: Ok(args),
+        }
+    }
+
+    fn outcome(content: &str, is_error: bool) -> ToolOutcome {
+        ToolOutcome {
+            id: "c".into(),
+            name: "t".into(),
+            content: content.into(),
+            is_error,
+            elapsed: Duration::ZERO,
+            blocks: None,
+        }
+    }
+
+    #[test]
+    fn the_same_failing_call_twice_is_no_progress() {
+        let mut guard = ProgressGuard::default();
+        let bad = call("base64_encode", json!({"text": "hi", "data": "base64"}));
+        assert_eq!(guard.judge(std::slice::from_ref(&bad)), Verdict::Go);
+        guard.record(
+            std::slice::from_ref(&bad),
+            &[outcome("{\"error\":\"x\"}", true)],
+        );
+        assert_eq!(
+            guard.judge(std::slice::from_ref(&bad)),
+            Verdict::Repeated {
+                tool: "base64_encode".into(),
+                error: "{\"error\":\"x\"}".into()
+            }
+        );
+        // Other arguments are a new try.
+        let fixed = call("base64_encode", json!({"text": "hi"}));
+        assert_eq!(guard.judge(&[fixed]), Verdict::Go);
+    }
+
+    #[test]
+    fn a_tool_fed_its_own_result_ends_with_that_result() {
+        let mut guard = ProgressGuard::default();
+        let first = call("calculate", json!({"expression": "(17 + 25) * 3"}));
+        guard.record(std::slice::from_ref(&first), &[outcome("\"126\"", false)]);
+        let again = call("calculate", json!({"expression": "126"}));
+        assert_eq!(guard.judge(&[again]), Verdict::Answered("126".into()));
+        assert_eq!(guard.judge(&[first]), Verdict::Answered("126".into()));
+        let other = call("calculate", json!({"expression": "126 / 2"}));
+        assert_eq!(guard.judge(&[other]), Verdict::Go);
+    }
+
+    #[test]
+    fn searches_and_several_calls_are_left_alone() {
+        let mut guard = ProgressGuard::default();
+        let search = call(TOOL_INFO, json!({"query": "time"}));
+        guard.record(std::slice::from_ref(&search), &[outcome("{}", false)]);
+        assert_eq!(guard.judge(&[search]), Verdict::Go);
+        let a = call("calculate", json!({"expression": "1"}));
+        guard.record(std::slice::from_ref(&a), &[outcome("\"1\"", false)]);
+        assert_eq!(guard.judge(&[a.clone(), a]), Verdict::Go);
+    }
+}

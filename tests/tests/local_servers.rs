@@ -1,0 +1,426 @@
+//! The agent against a stand-in for the local servers small models run on
+//! (llama.cpp's llama-server, vLLM, Ollama), as strict as they are:
+//!
+//! - **parsing** (a template whose calls the server parses): the model's
+//!   call comes back in `tool_calls` when its tool is in the request's
+//!   `tools`; a call to any other tool is refused with llama-server's
+//!   HTTP 500 "…does not match the expected … format"; without `tools` the
+//!   call comes back as plain text;
+//! - **own template** (the model's own chat template): every call comes
+//!   back as plain `content`, as the model wrote it.
+//!
+//! The "model" is a script of outputs; a refused output is produced again
+//! on the next request, as a real model would.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolKind};
+use optimclaw_agent::{Agent, AgentError, AgentOptions, ModelConfig, ToolCalls, Turn, WireFormat};
+use serde_json::{Value, json};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Server {
+    Parsing,
+    OwnTemplate,
+}
+
+/// What the scripted model writes.
+#[derive(Clone)]
+enum Output {
+    /// A call, written as its template writes calls.
+    Call(&'static str, Value),
+    /// A call written as a fenced json block (own template only).
+    Fenced(&'static str, Value),
+    Text(&'static str),
+}
+
+struct Local {
+    base: String,
+    bodies: Arc<Mutex<Vec<Value>>>,
+    refused: Arc<AtomicUsize>,
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.pointer("/function/name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
+}
+
+fn serve(server: Server, script: Vec<Output>) -> Local {
+    let http = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", http.server_addr().to_ip().unwrap());
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let refused = Arc::new(AtomicUsize::new(0));
+    let (seen, refusals) = (Arc::clone(&bodies), Arc::clone(&refused));
+    let mut script: VecDeque<Output> = script.into();
+    std::thread::spawn(move || {
+        while let Ok(Some(mut request)) = http.recv_timeout(Duration::from_secs(20)) {
+            let mut text = String::new();
+            let _ = request.as_reader().read_to_string(&mut text);
+            let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+            seen.lock().unwrap().push(body.clone());
+            let output = script
+                .front()
+                .cloned()
+                .unwrap_or(Output::Text("script exhausted"));
+            let listed = tool_names(&body);
+            let (status, reply) = match (&output, server) {
+                (Output::Call(name, args), Server::Parsing) if body.get("tools").is_some() => {
+                    if listed.iter().any(|n| n == name) {
+                        (
+                            200,
+                            json!({"role": "assistant", "content": null, "tool_calls": [
+                                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": args.to_string()}}
+                            ]}),
+                        )
+                    } else {
+                        (500, Value::Null)
+                    }
+                }
+                (Output::Call(name, args), _) => (
+                    200,
+                    json!({"role": "assistant", "content": json!({"name": name, "arguments": args}).to_string()}),
+                ),
+                (Output::Fenced(name, args), _) => (
+                    200,
+                    json!({"role": "assistant", "content": format!("```json\n{}\n```", json!({"name": name, "arguments": args}))}),
+                ),
+                (Output::Text(text), _) => (200, json!({"role": "assistant", "content": text})),
+            };
+            let answer = if status == 500 {
+                refusals.fetch_add(1, Ordering::SeqCst);
+                json!({"error": {"code": 500, "message": "Failed to parse input at pos 0: The model produced output that does not match the expected peg-native format", "type": "server_error"}}).to_string()
+            } else {
+                script.pop_front();
+                json!({"choices": [{"index": 0, "finish_reason": "stop", "message": reply}],
+                       "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+                .to_string()
+            };
+            let mut response = tiny_http::Response::from_string(answer).with_status_code(status);
+            response.add_header(
+                tiny_http::Header::from_bytes("content-type", "application/json").unwrap(),
+            );
+            let _ = request.respond(response);
+        }
+    });
+    Local {
+        base,
+        bodies,
+        refused,
+    }
+}
+
+/// Tools as a small catalog has them: `echo` core, the rest deferred.
+fn registry(calls: Arc<Mutex<Vec<(String, Value)>>>) -> Registry {
+    let log = |name: &'static str, calls: &Arc<Mutex<Vec<(String, Value)>>>| {
+        let calls = Arc::clone(calls);
+        move |args: &Value| calls.lock().unwrap().push((name.to_owned(), args.clone()))
+    };
+    let echo = DynamicTool::new(
+        "echo",
+        "Echo a text back.",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false}),
+    )
+    .kind(ToolKind::Core)
+    .handler(|_ctx, args: Value| async move { Ok(args["text"].clone()) });
+    let record = log("base64_encode", &calls);
+    let base64 = DynamicTool::new(
+        "base64_encode",
+        "Encode a text as base64.",
+        json!({"type": "object", "properties": {"text": {"type": "string", "description": "The text to encode."}}, "required": ["text"], "additionalProperties": false}),
+    )
+    .keywords(["base64", "encode"])
+    .handler(move |_ctx, args: Value| {
+        record(&args);
+        async move {
+            match args["text"].as_str() {
+                Some("hello world") => Ok(json!("aGVsbG8gd29ybGQ=")),
+                _ => Ok(json!("?")),
+            }
+        }
+    });
+    let record = log("calculate", &calls);
+    let calculate = DynamicTool::new(
+        "calculate",
+        "Evaluate an arithmetic expression.",
+        json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"], "additionalProperties": false}),
+    )
+    .keywords(["math", "arithmetic", "compute"])
+    .handler(move |_ctx, args: Value| {
+        record(&args);
+        async move {
+            match args["expression"].as_str() {
+                Some("(17 + 25) * 3") | Some("126") => Ok(json!("126")),
+                Some(other) => Err(optimclaw::ToolError::new(format!("cannot read {other:?}"))),
+                None => Err(optimclaw::ToolError::new("no expression")),
+            }
+        }
+    });
+    let tool_info = optimclaw::linked_tools()
+        .find(|d| d.name == "tool_info")
+        .expect("tool_info is linked");
+    Registry::builder()
+        .without_linked()
+        .descriptor(tool_info)
+        .lazy(LazyConfig::lazy())
+        .tools([echo, base64, calculate])
+        .build()
+        .unwrap()
+}
+
+fn agent(local: &Local, options: AgentOptions, calls: &Arc<Mutex<Vec<(String, Value)>>>) -> Agent {
+    let model = ModelConfig::new(WireFormat::OpenAiChat, local.base.clone(), "qwen2.5-coder");
+    let options = options.retries(4, Duration::from_millis(5), Duration::from_millis(50));
+    Agent::new(Session::new(registry(Arc::clone(calls))), model, options).unwrap()
+}
+
+fn calls() -> Arc<Mutex<Vec<(String, Value)>>> {
+    Arc::new(Mutex::new(Vec::new()))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_parsing_server_accepts_a_direct_call_of_the_attached_tool() {
+    let local = serve(
+        Server::Parsing,
+        vec![
+            // The model calls the attached tool by name, with a field it made up.
+            Output::Call(
+                "base64_encode",
+                json!({"text": "hello world", "data": "base64"}),
+            ),
+            Output::Text("It is aGVsbG8gd29ybGQ=."),
+        ],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "It is aGVsbG8gd29ybGQ=.");
+    assert_eq!(
+        local.refused.load(Ordering::SeqCst),
+        0,
+        "no request refused"
+    );
+    let bodies = local.bodies.lock().unwrap();
+    assert_eq!(bodies.len(), 2);
+    assert!(
+        tool_names(&bodies[0]).contains(&"base64_encode".to_owned()),
+        "the attached tool is listed for a local server: {:?}",
+        tool_names(&bodies[0])
+    );
+    // The made-up field was dropped, the text reached the tool exactly.
+    assert_eq!(
+        log.lock().unwrap().as_slice(),
+        [("base64_encode".to_owned(), json!({"text": "hello world"}))]
+    );
+    // An output cap goes with every request.
+    assert_eq!(bodies[0]["max_tokens"], 2048);
+    assert!(bodies[0].get("max_completion_tokens").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn calls_written_as_text_are_run() {
+    for first in [
+        Output::Call("base64_encode", json!({"text": "hello world"})),
+        Output::Fenced("base64_encode", json!({"text": "hello world"})),
+    ] {
+        let local = serve(
+            Server::OwnTemplate,
+            vec![first, Output::Text("aGVsbG8gd29ybGQ=")],
+        );
+        let log = calls();
+        let mut agent = agent(&local, AgentOptions::default(), &log);
+        let reply = agent
+            .send("Encode the text 'hello world' as base64.")
+            .await
+            .unwrap();
+        assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
+        assert_eq!(reply.tool_calls, 1);
+        assert_eq!(log.lock().unwrap().len(), 1);
+        // The call goes back to the model as a call, its result as a result.
+        let second = &local.bodies.lock().unwrap()[1];
+        let messages = second["messages"].as_array().unwrap();
+        let assistant = &messages[messages.len() - 2];
+        assert_eq!(
+            assistant["tool_calls"][0]["function"]["name"],
+            "base64_encode"
+        );
+        assert_eq!(messages[messages.len() - 1]["role"], "tool");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answer_that_shows_json_stays_an_answer() {
+    let text = "You can call it like this:\n```json\n{\"name\": \"base64_encode\", \"arguments\": {\"text\": \"hi\"}}\n```\nIt returns the text encoded as base64, which you can then paste wherever you need it. Tell me if I should run it.";
+    let local = serve(Server::OwnTemplate, vec![Output::Text(text)]);
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent.send("How would I encode text?").await.unwrap();
+    assert_eq!(reply.text, text);
+    assert!(log.lock().unwrap().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refused_call_of_a_tool_not_in_tools_is_asked_again_without_tools() {
+    // `calculate` is neither attached nor loaded: only listed in the note.
+    let local = serve(
+        Server::Parsing,
+        vec![
+            Output::Call("calculate", json!({"expression": "(17 + 25) * 3"})),
+            Output::Text("126"),
+        ],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default().preload(None), &log);
+    let reply = agent.send("What is (17 + 25) * 3?").await.unwrap();
+    assert_eq!(reply.text, "126");
+    assert_eq!(local.refused.load(Ordering::SeqCst), 1);
+    let bodies = local.bodies.lock().unwrap();
+    assert_eq!(
+        bodies.len(),
+        3,
+        "refused, asked again without tools, answered"
+    );
+    assert!(bodies[1].get("tools").is_none());
+    assert!(
+        tool_names(&bodies[2]).contains(&"calculate".to_owned()),
+        "a tool the model called is listed from then on"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_fed_its_own_result_ends_the_turn_with_that_result() {
+    let local = serve(
+        Server::Parsing,
+        vec![
+            Output::Call("calculate", json!({"expression": "(17 + 25) * 3"})),
+            Output::Call("calculate", json!({"expression": "126"})),
+            Output::Call("calculate", json!({"expression": "126"})),
+        ],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent.send("Compute (17 + 25) * 3").await.unwrap();
+    assert_eq!(reply.text, "126");
+    assert_eq!(log.lock().unwrap().len(), 1, "the loop was not run");
+    assert!(
+        matches!(agent.transcript().last(), Some(Turn::Assistant { text, .. }) if text == "126")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_failing_call_twice_ends_the_turn_with_its_error() {
+    let bad = || Output::Call("calculate", json!({"expression": "two plus two"}));
+    let local = serve(Server::Parsing, vec![bad(), bad(), bad(), bad()]);
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let err = agent.send("Compute two plus two").await.unwrap_err();
+    assert!(
+        matches!(err, AgentError::NoProgress { ref tool, .. } if tool == "calculate"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("cannot read"), "{err}");
+    assert_eq!(log.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn text_calls_run_a_whole_conversation_without_a_tools_field() {
+    let local = serve(
+        Server::OwnTemplate,
+        vec![
+            Output::Call("base64_encode", json!({"text": "hello world"})),
+            Output::Text("aGVsbG8gd29ybGQ="),
+        ],
+    );
+    let log = calls();
+    let options = AgentOptions::default().tool_calls(ToolCalls::Text);
+    let mut agent = agent(&local, options, &log);
+    let reply = agent
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
+    let bodies = local.bodies.lock().unwrap();
+    for body in bodies.iter() {
+        assert!(body.get("tools").is_none(), "{body}");
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(
+            system.contains("# Tools") && system.contains("## echo"),
+            "{system}"
+        );
+        for message in body["messages"].as_array().unwrap() {
+            assert!(message.get("tool_calls").is_none() && message["role"] != "tool");
+        }
+    }
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    let result = &messages[messages.len() - 1];
+    assert_eq!(result["role"], "user");
+    assert!(
+        result["content"]
+            .as_str()
+            .unwrap()
+            .contains("`base64_encode` returned: \"aGVsbG8gd29ybGQ=\""),
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plain_500_is_sent_twice_not_five_times() {
+    let http = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", http.server_addr().to_ip().unwrap());
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&count);
+    std::thread::spawn(move || {
+        while let Ok(Some(request)) = http.recv_timeout(Duration::from_secs(20)) {
+            seen.fetch_add(1, Ordering::SeqCst);
+            let _ = request.respond(
+                tiny_http::Response::from_string(r#"{"error": {"message": "template error"}}"#)
+                    .with_status_code(500),
+            );
+        }
+    });
+    let model = ModelConfig::new(WireFormat::OpenAiChat, base, "m");
+    let options =
+        AgentOptions::default().retries(4, Duration::from_millis(5), Duration::from_millis(50));
+    let mut agent = Agent::new(Session::new(registry(calls())), model, options).unwrap();
+    let err = agent.send("hi").await.unwrap_err();
+    assert!(
+        matches!(err, AgentError::Unavailable { attempts: 2, .. }),
+        "{err:?}"
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openais_own_api_gets_max_completion_tokens_and_a_fixed_tools_array() {
+    let local = serve(Server::Parsing, vec![Output::Text("Done.")]);
+    let log = calls();
+    let model = ModelConfig::new(WireFormat::OpenAiChat, local.base.clone(), "gpt-5")
+        .with_first_party(true);
+    let mut agent = Agent::new(
+        Session::new(registry(Arc::clone(&log))),
+        model,
+        AgentOptions::default(),
+    )
+    .unwrap();
+    agent
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    let body = &local.bodies.lock().unwrap()[0];
+    assert_eq!(body["max_completion_tokens"], 2048);
+    assert!(body.get("max_tokens").is_none());
+    assert!(
+        !tool_names(body).contains(&"base64_encode".to_owned()),
+        "the tools array stays fixed for the provider's own API"
+    );
+}
