@@ -13,7 +13,7 @@ use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
-use optimclaw_agent::{CacheTtl, Compaction, PromptCache};
+use optimclaw_agent::{CacheTtl, Compaction, ListLoaded, PromptCache};
 use optimclaw_mcp::HttpLimits;
 use serde_json::Value;
 
@@ -225,6 +225,15 @@ enum Command {
         /// What a compaction keeps of the history, in tokens [default: a third of --compact-at].
         #[arg(long, requires = "compact_at")]
         compact_to: Option<usize>,
+        /// No `tools` field: tools described in the system prompt, calls read from the model's text (servers without native tool calling).
+        #[arg(long)]
+        text_tools: bool,
+        /// Attached and loaded tools also in the request's `tools`: auto (every endpoint but OpenAI's and Anthropic's own APIs), always or never.
+        #[arg(long, default_value = "auto")]
+        list_loaded: String,
+        /// The most tokens one reply may have.
+        #[arg(long, default_value_t = 2048)]
+        max_tokens: u32,
     },
     /// Search the tools of the given manifests (or the catalog without one).
     Search {
@@ -394,6 +403,9 @@ async fn run(cli: Cli) -> Result<(), String> {
             stream,
             compact_at,
             compact_to,
+            text_tools,
+            list_loaded,
+            max_tokens,
         } => {
             let compaction = match (compact_at, compact_to) {
                 (Some(0), _) => {
@@ -432,6 +444,18 @@ async fn run(cli: Cli) -> Result<(), String> {
             settings.prompt_cache_key = prompt_cache_key;
             settings.stream = stream;
             settings.compaction = compaction;
+            settings.text_tools = text_tools;
+            settings.list_loaded = match list_loaded.as_str() {
+                "auto" => ListLoaded::Auto,
+                "always" => ListLoaded::Always,
+                "never" => ListLoaded::Never,
+                other => {
+                    return Err(format!(
+                        "unknown --list-loaded {other:?}; use auto, always or never"
+                    ));
+                }
+            };
+            settings.model.max_tokens = max_tokens;
             cli::chat::run(&app, registry, settings, once).await
         }
         Command::Search { .. } => unreachable!("handled above"),

@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
 use optimclaw_agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ModelConfig, PromptCache, WireFormat,
+    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ListLoaded, ModelConfig, PromptCache,
+    ToolCalls, WireFormat,
 };
 use serde_json::json;
 
@@ -54,6 +55,11 @@ pub struct ChatSettings {
     pub stream: bool,
     /// Leave the oldest exchanges out of long histories.
     pub compaction: Option<Compaction>,
+    /// Tools as text in the system prompt, calls read from the reply's
+    /// text ([`ToolCalls::Text`]).
+    pub text_tools: bool,
+    /// Whether attached and loaded tools go in `tools` too.
+    pub list_loaded: ListLoaded,
 }
 
 impl ChatSettings {
@@ -82,6 +88,8 @@ impl ChatSettings {
             prompt_cache_key: None,
             stream: false,
             compaction: None,
+            text_tools: false,
+            list_loaded: ListLoaded::Auto,
         })
     }
 
@@ -98,7 +106,13 @@ impl ChatSettings {
             .cache(self.cache, self.cache_ttl)
             .stream(self.stream)
             .code_mode(self.lazy.code_mode)
-            .compaction(self.compaction);
+            .compaction(self.compaction)
+            .list_loaded(self.list_loaded)
+            .tool_calls(if self.text_tools {
+                ToolCalls::Text
+            } else {
+                ToolCalls::Native
+            });
         let options = match &self.prompt_cache_key {
             Some(key) => options.prompt_cache_key(key.clone()),
             None => options,

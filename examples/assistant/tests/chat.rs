@@ -7,7 +7,7 @@ use std::time::Duration;
 use assistant::chat::{self, ChatSettings};
 use assistant::{App, AppConfig};
 use optimclaw::{LazyConfig, Registry};
-use optimclaw_agent::{ApiKey, CacheTtl, ModelConfig, PromptCache, WireFormat};
+use optimclaw_agent::{ApiKey, CacheTtl, ListLoaded, ModelConfig, PromptCache, WireFormat};
 use serde_json::{Value, json};
 
 /// Answers every chat completion request with the next reply; records the
@@ -71,6 +71,8 @@ fn settings(base: &str) -> ChatSettings {
         prompt_cache_key: None,
         stream: false,
         compaction: None,
+        text_tools: false,
+        list_loaded: ListLoaded::Auto,
     }
 }
 
