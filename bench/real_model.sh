@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Tasks against a real small model (bench/src/bin/real_model.rs), on both
+# server behaviours people meet:
+#   own      llama-server with the model's own chat template: calls come
+#            back as plain text;
+#   parsed   a template whose calls llama-server parses (bench/llm/
+#            qwen_parsed_calls.jinja): calls come back in tool_calls, and a
+#            call to a tool missing from `tools` is refused with HTTP 500.
+# Usage: bash bench/real_model.sh [SIZE] [SET] [MODES] [BEHAVIOURS]
+#   SIZE 0.5b (default) or 1.5b; SET a task file (default the dev set);
+#   MODES e.g. eager,lazy (default: eager,lazy,lazy-no-preload,lazy-append,code,text);
+#   BEHAVIOURS own,parsed (default both).
+# Sets the model and server up first (bench/llm/setup.sh, cached); skipped
+# with a message when that cannot run here. Results: bench/results/real-model/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+size=${1:-0.5b}
+set_file=${2:-bench/data/real-model/dev.jsonl}
+modes=${3:-eager,lazy,lazy-no-preload,lazy-append,code,text}
+behaviours=${4:-own,parsed}
+threads=${LLM_THREADS:-2}
+port=${LLM_PORT:-8088}
+if ! dir=$(bash bench/llm/setup.sh); then
+  echo "real-model benchmark skipped: the model or its server cannot be set up here" >&2
+  exit 0
+fi
+cargo build -q --release -p optimclaw-bench --bin real_model
+out=bench/results/real-model
+mkdir -p "$out"
+model_file=$dir/models/qwen2.5-coder-$size-instruct-q4_k_m.gguf
+name=qwen2.5-coder-$size-instruct
+for behaviour in ${behaviours//,/ }; do
+  template=()
+  [ "$behaviour" = parsed ] && template=(--chat-template-file bench/llm/qwen_parsed_calls.jinja)
+  LD_LIBRARY_PATH=$dir/lcpp-build/bin "$dir/lcpp-build/bin/llama-server" -m "$model_file" --jinja \
+    "${template[@]}" --host 127.0.0.1 --port "$port" -c 16384 -t "$threads" -np 1 --alias "$name" \
+    > "$out/server-$size-$behaviour.log" 2>&1 &
+  server=$!
+  trap 'kill $server 2>/dev/null || true' EXIT
+  for _ in $(seq 300); do
+    curl -sf "http://127.0.0.1:$port/health" > /dev/null 2>&1 && break
+    sleep 1
+  done
+  label="$name/$behaviour"
+  ./target/release/real_model --base-url "http://127.0.0.1:$port/v1" --model "$name" \
+    --set "$set_file" --modes "$modes" --label "$label" \
+    > "$out/$size-$behaviour-$(basename "$set_file" .jsonl).jsonl" 2> >(tee "$out/$size-$behaviour-$(basename "$set_file" .jsonl).md" >&2)
+  kill $server; wait $server 2>/dev/null || true
+  trap - EXIT
+done
