@@ -274,9 +274,21 @@ struct Inner {
 /// Cloning is cheap (a shared pointer).
 ///
 /// ```
-/// # use optimclaw::Registry;
+/// use optimclaw::{Registry, tool};
+///
+/// /// Add two numbers.
+/// #[tool]
+/// fn add(
+///     /// The first.
+///     a: f64,
+///     /// The second.
+///     b: f64,
+/// ) -> f64 {
+///     a + b
+/// }
+///
 /// let registry = Registry::from_linked().expect("tools are valid");
-/// assert!(registry.get("tool_info").is_some());
+/// assert!(registry.get("add").is_some() && registry.get("tool_info").is_some());
 /// ```
 #[derive(Clone)]
 pub struct Registry {
@@ -362,8 +374,22 @@ impl Registry {
     }
 
     /// The registry of every linked `#[tool]`.
+    ///
+    /// Fails when none of the program's own tools is linked (only the
+    /// framework's `tool_info`): tools defined in a library crate are
+    /// linked only when the binary names that crate, so a forgotten
+    /// `use my_tools as _;` would otherwise lose them silently. The error
+    /// says so. [`Registry::builder`] builds a registry without that check
+    /// (for one made of dynamic tools only).
     pub fn from_linked() -> Result<Self, RegistryError> {
-        Self::builder().build()
+        let registry = Self::builder().build()?;
+        let own = |t: &Tool| !is_framework_tool(t.name()) && t.name() != RUN_CODE;
+        if !registry.tools().iter().any(own) {
+            return Err(RegistryError::new(vec![
+                "no #[tool] of this program is linked: Registry::from_linked found only the framework's own tools. Tools in a library crate are linked only when the binary names that crate: add `use your_tools_crate as _;` to the binary (the crate's name, with `-` as `_`), or build with Registry::builder() for a registry without linked tools".to_owned(),
+            ]));
+        }
+        Ok(registry)
     }
 
     /// Every tool, sorted by name.

@@ -91,7 +91,16 @@ impl RequestTokens {
 ///
 /// ```
 /// use optimclaw::tokens::{Encoding, compare};
-/// use optimclaw::{LazyConfig, Registry};
+/// use optimclaw::{LazyConfig, Registry, tool};
+///
+/// /// Greet someone.
+/// #[tool]
+/// fn greet(
+///     /// Who.
+///     name: String,
+/// ) -> String {
+///     format!("Hello, {name}")
+/// }
 ///
 /// let registry = Registry::from_linked()?;
 /// let c = compare(&registry, &LazyConfig::lazy(), Encoding::O200kBase);
