@@ -101,7 +101,10 @@ impl ToolError {
     /// An argument error whose tool name is filled in by the registry;
     /// `args` are the arguments that failed to decode.
     pub(crate) fn decoding(path: String, detail: impl fmt::Display, args: Value) -> Self {
-        let mut err = Self::with_kind(ToolErrorKind::InvalidArguments, detail);
+        let mut err = Self::with_kind(
+            ToolErrorKind::InvalidArguments,
+            json_terms(&detail.to_string()),
+        );
         err.pending = Some(Box::new(Pending { path, args }));
         err
     }
@@ -310,3 +313,83 @@ impl fmt::Display for RegistryError {
 }
 
 impl std::error::Error for RegistryError {}
+
+/// A decoder's message in JSON's words: the model never wrote Rust, so
+/// "expected usize" becomes "expected an integer ≥ 0" and "a sequence" an
+/// array.
+fn json_terms(message: &str) -> String {
+    // Longest names first, so `u8` does not cut `u128`.
+    const WORDS: &[(&str, &str)] = &[
+        ("expected usize", "expected an integer ≥ 0"),
+        ("expected u128", "expected an integer ≥ 0"),
+        ("expected u64", "expected an integer ≥ 0"),
+        ("expected u32", "expected an integer from 0 to 4294967295"),
+        ("expected u16", "expected an integer from 0 to 65535"),
+        ("expected u8", "expected an integer from 0 to 255"),
+        ("expected isize", "expected an integer"),
+        ("expected i128", "expected an integer"),
+        ("expected i64", "expected an integer"),
+        (
+            "expected i32",
+            "expected an integer from -2147483648 to 2147483647",
+        ),
+        ("expected i16", "expected an integer from -32768 to 32767"),
+        ("expected i8", "expected an integer from -128 to 127"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected a borrowed string", "expected a string"),
+        ("expected a character", "expected a string of one character"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected an object"),
+        ("expected unit", "expected null"),
+        ("invalid type: sequence", "invalid type: array"),
+        ("invalid type: map", "invalid type: object"),
+        ("invalid type: floating point", "invalid type: number"),
+        ("invalid type: integer", "invalid type: number"),
+        ("invalid type: unit value", "invalid type: null"),
+        ("invalid value: integer", "invalid value: number"),
+        ("invalid value: floating point", "invalid value: number"),
+    ];
+    let mut out = message.to_owned();
+    for (rust, json) in WORDS {
+        out = out.replace(rust, json);
+    }
+    // `expected struct Due` (a nested argument type): an object.
+    if let Some(at) = out.find("expected struct ") {
+        let end = out[at + 16..]
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(out.len(), |e| at + 16 + e);
+        out.replace_range(at..end, "expected an object");
+    }
+    out
+}
+
+#[cfg(test)]
+mod json_terms_tests {
+    use super::json_terms;
+
+    #[test]
+    fn rust_type_names_become_json_terms() {
+        assert_eq!(
+            json_terms("invalid type: string \"x\", expected usize"),
+            "invalid type: string \"x\", expected an integer ≥ 0"
+        );
+        assert_eq!(
+            json_terms("invalid value: integer `300`, expected u8"),
+            "invalid value: number `300`, expected an integer from 0 to 255"
+        );
+        assert_eq!(
+            json_terms("invalid type: map, expected a sequence"),
+            "invalid type: object, expected an array"
+        );
+        assert_eq!(
+            json_terms("invalid type: string \"soon\", expected struct Due"),
+            "invalid type: string \"soon\", expected an object"
+        );
+        assert_eq!(
+            json_terms("invalid type: floating point `1.5`, expected i64"),
+            "invalid type: number `1.5`, expected an integer"
+        );
+        assert_eq!(json_terms("missing field `text`"), "missing field `text`");
+    }
+}

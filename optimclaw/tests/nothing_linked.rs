@@ -8,7 +8,10 @@ use optimclaw::Registry;
 fn from_linked_without_any_tool_of_the_program_names_the_fix() {
     let err = Registry::from_linked().expect_err("only tool_info is linked here");
     let text = err.to_string();
-    assert!(text.contains("no #[tool] of this program is linked"), "{text}");
+    assert!(
+        text.contains("no #[tool] of this program is linked"),
+        "{text}"
+    );
     assert!(text.contains("use your_tools_crate as _;"), "{text}");
     // On purpose, without linked tools of one's own: the builder.
     let registry = Registry::builder().build().unwrap();

@@ -78,17 +78,17 @@ async fn every_bad_argument_gets_a_clear_error() {
         (
             "wrong type: string for u32",
             with("count", json!("two")),
-            "at `count`: invalid type: string \"two\", expected u32",
+            "at `count`: invalid type: string \"two\", expected an integer from 0 to 4294967295",
         ),
         (
             "wrong type: number for string",
             with("name", json!(7)),
-            "at `name`: invalid type: integer `7`, expected a string",
+            "at `name`: invalid type: number `7`, expected a string",
         ),
         (
             "wrong type: object for array",
             with("items", json!({})),
-            "at `items`: invalid type: map, expected a sequence",
+            "at `items`: invalid type: object, expected an array",
         ),
         (
             "wrong type: bool for object",
@@ -98,17 +98,17 @@ async fn every_bad_argument_gets_a_clear_error() {
         (
             "negative for unsigned",
             with("count", json!(-1)),
-            "at `count`: invalid value: integer `-1`, expected u32",
+            "at `count`: invalid value: number `-1`, expected an integer from 0 to 4294967295",
         ),
         (
             "float for integer",
             with("count", json!(2.5)),
-            "at `count`: invalid type: floating point `2.5`, expected u32",
+            "at `count`: invalid type: number `2.5`, expected an integer from 0 to 4294967295",
         ),
         (
             "overflow",
             with("count", json!(1_u64 << 40)),
-            "at `count`: invalid value: integer `1099511627776`, expected u32",
+            "at `count`: invalid value: number `1099511627776`, expected an integer from 0 to 4294967295",
         ),
         (
             "missing required field",
@@ -138,17 +138,17 @@ async fn every_bad_argument_gets_a_clear_error() {
         (
             "null for a required number",
             with("count", Value::Null),
-            "at `count`: invalid type: null, expected u32",
+            "at `count`: invalid type: null, expected an integer from 0 to 4294967295",
         ),
         (
             "null inside an array",
             with("items", json!([1, null])),
-            "at `items[1]`: invalid type: null, expected u32",
+            "at `items[1]`: invalid type: null, expected an integer from 0 to 4294967295",
         ),
         (
             "wrong element type",
             with("items", json!([1, "x"])),
-            "at `items[1]`: invalid type: string \"x\", expected u32",
+            "at `items[1]`: invalid type: string \"x\", expected an integer from 0 to 4294967295",
         ),
         (
             "nested wrong type",
@@ -193,7 +193,7 @@ async fn every_bad_argument_gets_a_clear_error() {
         (
             "nesting 100 levels is read",
             with("items", deep(100)),
-            "at `items[0]`: invalid type: sequence, expected u32",
+            "at `items[0]`: invalid type: array, expected an integer from 0 to 4294967295",
         ),
         (
             "wrong type for the default-able flag",
@@ -288,7 +288,7 @@ async fn bad_tool_info_queries() {
         (json!({}), "missing field `query`"),
         (
             json!({"query": 5}),
-            "at `query`: invalid type: integer `5`, expected a string",
+            "at `query`: invalid type: number `5`, expected a string",
         ),
         (
             json!({"query": "order", "max_results": "five"}),

@@ -667,7 +667,7 @@ async fn invalid_arguments_name_the_field_and_the_expectation() {
         (
             "scalars",
             json!({"small": 256, "signed": 1, "ratio": 1.0, "flag": true}),
-            "invalid arguments for tool `scalars` at `small`: invalid value: integer `256`, expected u8",
+            "invalid arguments for tool `scalars` at `small`: invalid value: number `256`, expected an integer from 0 to 255",
         ),
         (
             "one_arg",
@@ -687,7 +687,7 @@ async fn invalid_arguments_name_the_field_and_the_expectation() {
         (
             "nested_struct",
             json!({"segment": {"from": {"x": 0, "y": 0}, "to": {"x": "far", "y": 4}}}),
-            "invalid arguments for tool `nested_struct` at `segment.to.x`: invalid type: string \"far\", expected f64",
+            "invalid arguments for tool `nested_struct` at `segment.to.x`: invalid type: string \"far\", expected a number",
         ),
         (
             "unit_enum",

@@ -65,7 +65,8 @@ fn settings(mode: &str, base: &str, model: &str) -> Result<ChatSettings, String>
         "code" => LazyConfig::lazy().with_code_mode(true),
         _ => LazyConfig::lazy(),
     };
-    let mut settings = ChatSettings::from_env("openai", Some(base.into()), Some(model.into()), lazy)?;
+    let mut settings =
+        ChatSettings::from_env("openai", Some(base.into()), Some(model.into()), lazy)?;
     match mode {
         "lazy-append" => settings.lazy = settings.lazy.clone().with_strategy(LoadStrategy::Append),
         "lazy-no-preload" => settings.preload = false,
@@ -80,7 +81,8 @@ fn contains(haystack: &str, needle: &str) -> bool {
 }
 
 async fn run(task: &Task, mode: &str, base: &str, model: &str) -> Outcome {
-    let home = std::env::temp_dir().join(format!("optimclaw-real-{}-{}", std::process::id(), task.id));
+    let home =
+        std::env::temp_dir().join(format!("optimclaw-real-{}-{}", std::process::id(), task.id));
     let _ = std::fs::remove_dir_all(&home);
     let app = App::open(AppConfig::new(&home)).expect("the assistant opens");
     let mut outcome = Outcome::default();
@@ -197,7 +199,9 @@ async fn main() {
                 })
             );
             done += usize::from(o.done);
-            loops += usize::from(o.ended.starts_with("step_limit") || o.ended.starts_with("no_progress"));
+            loops += usize::from(
+                o.ended.starts_with("step_limit") || o.ended.starts_with("no_progress"),
+            );
             sum.requests += o.requests;
             sum.prompt_tokens += o.prompt_tokens;
             sum.seconds += o.seconds;
@@ -214,7 +218,9 @@ async fn main() {
             sum.retries,
         ));
     }
-    eprintln!("| model | mode | done | requests | prompt tokens | wall s | refused | retries | stuck or step limit |");
+    eprintln!(
+        "| model | mode | done | requests | prompt tokens | wall s | refused | retries | stuck or step limit |"
+    );
     eprintln!("|---|---|---|---|---|---|---|---|---|");
     for row in table {
         eprintln!("{row}");
