@@ -320,9 +320,27 @@ fn make_nullable(schema: &mut Value) {
 /// (`… (default: 5; minimum: 0)`), so the model still learns them.
 fn move_to_description(map: &mut Map<String, Value>, keys: &[&str]) {
     let mut notes = Vec::new();
+    let said = map
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_lowercase();
     for key in keys {
         if let Some(v) = map.remove(*key) {
             if *key == "title" {
+                continue;
+            }
+            // A description that already gives the value ("default 5")
+            // is not told it again.
+            let value = v.to_string().to_lowercase();
+            if [
+                format!("{key} {value}"),
+                format!("{key}: {value}"),
+                format!("{key} is {value}"),
+            ]
+            .iter()
+            .any(|s| said.contains(s.as_str()))
+            {
                 continue;
             }
             notes.push(format!("{key}: {v}"));
@@ -349,5 +367,30 @@ pub fn check_strict(schema: &Value) -> Result<(), (String, String)> {
     {
         None => Ok(()),
         Some(v) => Err((v.path, v.rule)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn a_default_the_description_gives_is_not_repeated() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "max_results": {"type": "integer", "default": 5, "description": "Maximum tools to return (default 5, at most 20)."},
+                "page": {"type": "integer", "default": 1, "description": "Which page."}
+            }
+        });
+        let strict = super::strict_schema(&schema).unwrap();
+        assert_eq!(
+            strict["properties"]["max_results"]["description"],
+            "Maximum tools to return (default 5, at most 20)."
+        );
+        assert_eq!(
+            strict["properties"]["page"]["description"],
+            "Which page. (default: 1)"
+        );
     }
 }

@@ -98,7 +98,10 @@ impl SearchIndex {
                 && word_terms
                     .iter()
                     .all(|t| unreached.binary_search(t).is_ok());
-            if unmatched && !out.iter().any(|u| u == word) {
+            // The word as the user wrote it, without the punctuation
+            // around it ("week?" is "week").
+            let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+            if unmatched && !word.is_empty() && !out.iter().any(|u| u == word) {
                 out.push(word.to_owned());
             }
         }
@@ -160,5 +163,23 @@ mod tests {
         let mut out = Vec::new();
         analyze("找 书", &mut out);
         assert_eq!(out, ["找", "书"]);
+    }
+}
+
+#[cfg(test)]
+mod unmatched_tests {
+    use crate::search::SearchIndex;
+
+    #[test]
+    fn unmatched_words_come_without_their_punctuation() {
+        let unreached = vec!["week".to_owned()];
+        assert_eq!(
+            SearchIndex::unmatched_words("What do I still have to do this week?", &unreached),
+            ["week"]
+        );
+        assert_eq!(
+            SearchIndex::unmatched_words("\"week\", (week) week!", &unreached),
+            ["week"]
+        );
     }
 }
