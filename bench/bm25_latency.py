@@ -4,24 +4,14 @@ tokenisation as bench/baseline_bm25.py: index build time and
 per-query latency (median, p99) of scoring every tool and taking the top 10.
 Usage: bm25_latency.py DIR LABEL   (DIR has tools.json + queries.jsonl)"""
 import json
-import re
 import sys
 import time
 
 from rank_bm25 import BM25Okapi
 
 
-def words(text):
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    return [w for w in re.split(r"[^a-z0-9]+", text.lower()) if w]
-
-
-def doc(t):
-    props = (t.get("inputSchema") or {}).get("properties") or {}
-    parts = [t["name"], t.get("description", "")]
-    for k, v in props.items():
-        parts += [k, (v or {}).get("description", "") if isinstance(v, dict) else ""]
-    return words(" ".join(parts))
+# One tokenisation for every rank_bm25 peer: the baseline's own.
+from baseline_bm25 import doc, words  # noqa: E402
 
 
 def main():

@@ -4,27 +4,17 @@ bench/baseline_bm25.py does) over the same dev catalogs, as the
 `catalogs` run wrote them to target/dev-catalogs/, with the same requests.
 Prints hit@1, hit@5 and recall@5 of multi-tool requests per catalog.
 
-Usage: peer_catalogs.py SETS_JSON CATALOG_DIR SHARED_BENCH_DIR
+Usage: peer_catalogs.py SETS_JSON CATALOG_DIR CORPORA_DIR
 """
 import json
 import os
-import re
 import sys
 
 from rank_bm25 import BM25Okapi
 
 
-def words(text):
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
-    return [w for w in re.split(r"[^a-z0-9]+", text.lower()) if w]
-
-
-def doc(t):
-    props = (t.get("inputSchema") or {}).get("properties") or {}
-    parts = [t["name"], t.get("description", "")]
-    for k, v in props.items():
-        parts += [k, (v or {}).get("description", "") if isinstance(v, dict) else ""]
-    return words(" ".join(parts))
+# One tokenisation for every rank_bm25 peer: the baseline's own.
+from baseline_bm25 import doc, words  # noqa: E402
 
 
 def read(path):
