@@ -40,11 +40,13 @@ struct ReadmeDoctests;
 
 mod anthropic;
 mod cache;
+mod calls;
 mod compact;
 mod config;
 mod error;
 mod guard;
 mod http;
+mod local;
 mod measure;
 mod model;
 mod openai;
@@ -57,21 +59,16 @@ mod transcript;
 
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
 
-use futures_util::future::join_all;
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use optimclaw::CallOptions;
 use optimclaw::Session;
 use optimclaw::ToolContext;
 use optimclaw::config::LoadStrategy;
 use optimclaw::provider::{Dialect, RenderOptions};
 use optimclaw::telemetry;
-use optimclaw::{CALL_TOOL, RUN_CODE, TOOL_INFO};
-use optimclaw::{ToolError, ToolErrorKind};
+use optimclaw::{RUN_CODE, TOOL_INFO};
 
 pub use cache::{
     ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS, OPENAI_CACHE_STEP,
@@ -454,60 +451,6 @@ impl Agent {
         }
     }
 
-    /// Adds the specs of attached and loaded tools to `tools` when
-    /// [`AgentOptions::list_loaded`] asks for it (see [`ListLoaded`]).
-    fn list_loaded(&self, tools: &mut Vec<Value>) {
-        let lazy = self.session.lazy_config();
-        let on = match self.options.list_loaded {
-            ListLoaded::Always => true,
-            ListLoaded::Never => false,
-            _ => !self.model.is_first_party(),
-        };
-        if !on || !lazy.enabled || self.registry_in_code_mode() || tools.is_empty() {
-            return;
-        }
-        let dialect = self.dialect();
-        let mut names = self.session.attached();
-        names.extend(self.session.loaded());
-        for name in names {
-            let listed = |spec: &Value| {
-                spec.pointer("/function/name")
-                    .or_else(|| spec.get("name"))
-                    .and_then(Value::as_str)
-                    == Some(name.as_str())
-            };
-            if tools.iter().any(listed) || !self.session.scope().allows(&name) {
-                continue;
-            }
-            if let Some(spec) = self
-                .session
-                .registry()
-                .get(&name)
-                .and_then(|tool| optimclaw::provider::tool_spec(tool, dialect).ok())
-            {
-                tools.push(spec);
-            }
-        }
-    }
-
-    fn registry_in_code_mode(&self) -> bool {
-        self.session
-            .registry()
-            .in_code_mode(self.session.lazy_config())
-    }
-
-    /// Reads calls the model wrote as text (see [`ToolCalls`]): the
-    /// reply's text becomes the calls.
-    fn read_text_calls(&self, reply: &mut ModelReply, calls_so_far: usize) {
-        let registry = self.session.registry();
-        let bridge = self.session.lazy_config().strategy == LoadStrategy::Bridge;
-        let is_tool = |name: &str| registry.get(name).is_some() || (bridge && name == CALL_TOOL);
-        if let Some(calls) = textcall::read(&reply.text, is_tool, calls_so_far) {
-            reply.text.clear();
-            reply.calls = calls;
-        }
-    }
-
     /// Whether `tool_info` results go back as Anthropic `tool_reference`
     /// blocks ([`LoadStrategy::Native`] on the messages API).
     fn native_references(&self) -> bool {
@@ -517,83 +460,5 @@ impl Agent {
             && lazy.strategy == LoadStrategy::Native
             && self.model.format == WireFormat::AnthropicMessages
             && !self.options.native_deferral
-    }
-
-    async fn run_calls(
-        &self,
-        calls: &[ToolCallRequest],
-        guarded: &[bool],
-        refusal: &Value,
-        cancel: &CancellationToken,
-    ) -> Vec<ToolOutcome> {
-        let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
-        let options =
-            CallOptions::timeout(self.options.call_timeout).lenient(self.options.lenient_arguments);
-        let runs = calls.iter().zip(guarded).map(|(call, &guarded)| {
-            let ctx = ctx.clone().with_call_id(call.id.as_str());
-            async move {
-                let ctx = &ctx;
-                let started = Instant::now();
-                let result = match &call.arguments {
-                    Ok(_) if guarded => Ok(refusal.clone()),
-                    Ok(args) => {
-                        self.session
-                            .call_with(&call.name, args.clone(), ctx, options)
-                            .await
-                    }
-                    Err(why) => Err(ToolError::with_kind(
-                        ToolErrorKind::InvalidArguments,
-                        format!(
-                            "the arguments of `{}` are not a JSON object ({why}); send the arguments again as one JSON object",
-                            call.name
-                        ),
-                    )),
-                };
-                // Native deferral on Anthropic: tool_info answers with
-                // references the provider expands in place.
-                let blocks = match &result {
-                    Ok(value) if call.name == TOOL_INFO && self.native_references() => {
-                        serde_json::from_value::<optimclaw::ToolInfoAnswer>(value.clone())
-                            .ok()
-                            .map(|answer| Value::Array(optimclaw::provider::tool_references(&answer)))
-                    }
-                    _ => None,
-                };
-                let (content, is_error) = match result {
-                    Ok(value) => (value.to_string(), false),
-                    Err(err) => (err.to_json().to_string(), true),
-                };
-                ToolOutcome {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                    content: cap_chars(content, self.options.max_result_chars),
-                    is_error,
-                    elapsed: started.elapsed(),
-                    blocks,
-                }
-            }
-        });
-        join_all(runs).await
-    }
-}
-
-fn cap_chars(text: String, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text,
-        Some((cut, _)) => {
-            let left = text[cut..].chars().count();
-            format!("{}\n[{left} more characters cut]", &text[..cut])
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cap_keeps_short_text_and_says_what_was_cut() {
-        assert_eq!(cap_chars("abc".into(), 3), "abc");
-        assert_eq!(cap_chars("abcdé".into(), 3), "abc\n[2 more characters cut]");
     }
 }
