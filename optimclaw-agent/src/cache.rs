@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 /// How Anthropic requests ask for caching. The default places breakpoints.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum PromptCache {
     /// Up to four breakpoints where they pay: the last tool that is not
     /// deferred (tools change least), the system prompt, the end of the
@@ -55,6 +56,7 @@ impl PromptCache {
 
 /// How long Anthropic keeps a written prefix.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CacheTtl {
     /// 5 minutes, refreshed by every read (writes billed 1.25×).
     #[default]

@@ -40,6 +40,7 @@ pub struct ToolOutcome {
 /// One turn of the conversation, as [`Agent::transcript`](crate::Agent::transcript)
 /// returns them: store them to show or audit a conversation.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Turn {
     /// The user's message.
     User(String),

@@ -63,6 +63,7 @@ pub struct LazyConfig {
 /// [`Append`](Self::Append), which stays available: use it where the
 /// endpoint caches nothing and calls must be schema-constrained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LoadStrategy {
     /// Loaded tools' specs join the `tools` array after the core tools:
     /// calls are schema-constrained, but every discovery changes the cached

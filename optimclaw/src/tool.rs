@@ -96,6 +96,7 @@ pub(crate) enum Handler {
 /// tools from imported ones (to show provenance, or to trust them
 /// differently).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolOrigin {
     /// A `#[tool]` function.
     Linked(SourceLocation),

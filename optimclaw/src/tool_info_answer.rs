@@ -40,6 +40,7 @@ pub struct ToolInfoEntry {
 /// the code around it) can act on.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum MatchStrength {
     /// Asked for by its exact name (or `select:`).
     Exact,

@@ -8,6 +8,7 @@ use super::{CosineSpread, STRONG_SPREAD};
 /// docs/benchmarks-history.md §2b); try [`Rrf`](Self::Rrf) when your embedder's cosines
 /// are on an unusual scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Fusion {
     /// Reciprocal rank fusion: `Σ 1 / (k + rank)` over both lists.
     Rrf {

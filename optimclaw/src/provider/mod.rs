@@ -74,6 +74,7 @@ pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call,
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Dialect {
     /// OpenAI chat completions (and compatible servers).
     OpenAi,
