@@ -25,8 +25,7 @@ pub const MAX_RESULTS: usize = 20;
 /// Discover and load additional tools on demand. Pass an exact tool name
 /// (several names separated by commas load several at once) or keywords
 /// describing what you need; returns the matching tools with their full
-/// parameter schemas. Then call a loaded tool through call_tool when you
-/// have that tool, otherwise by its name.
+/// parameter schemas. Loaded tools are called via call_tool when offered.
 /// Syntax: `select:a,b` exact names only, `+word` required, `-word`
 /// excluded, `ns:name` one namespace.
 #[tool(core, keywords = ["discover", "load", "find", "search", "tools", "schema"])]
