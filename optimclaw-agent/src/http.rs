@@ -101,21 +101,18 @@ impl Agent {
                             Err(Err(fatal)) => return Err(fatal),
                             Err(Ok(failure)) if status == 500 => {
                                 if refused_tool_call(&bytes) && !without_tools {
-                                    // The server parses calls against `tools` and
-                                    // the model called a tool not listed there:
-                                    // ask again without `tools`, so the output
-                                    // comes back as text and is read here.
+                                    // The server's parser refused what the model
+                                    // wrote (a call of a tool not in `tools`, or a
+                                    // call in another shape): ask again with the
+                                    // tools described in the system prompt instead,
+                                    // so the output comes back as text and is read
+                                    // here.
                                     without_tools = true;
-                                    let mut bare = request.clone();
-                                    if let Some(map) = bare.as_object_mut() {
-                                        map.remove("tools");
-                                        map.remove("tool_choice");
-                                    }
-                                    body_text = bare.to_string();
+                                    body_text = super::local::tools_in_system(request).to_string();
                                     on_event(AgentEvent::Retry {
                                         attempt,
                                         wait: Duration::ZERO,
-                                        reason: "the server refused a call to a tool not in `tools`; asking again without `tools`",
+                                        reason: "the server refused the model's output (its tool-call parser); asking again with the tools in the system prompt",
                                     });
                                     continue;
                                 }

@@ -63,3 +63,37 @@ impl Agent {
         }
     }
 }
+
+/// A chat-completions body with its `tools` moved into the system prompt,
+/// one JSON line each, with how to call one: for a server whose tool-call
+/// parser refused the model's output, the model still sees every tool and
+/// its call comes back as text.
+pub(super) fn tools_in_system(request: &Value) -> Value {
+    let mut body = request.clone();
+    let Some(map) = body.as_object_mut() else {
+        return body;
+    };
+    map.remove("tool_choice");
+    let Some(Value::Array(tools)) = map.remove("tools") else {
+        return body;
+    };
+    let mut text = String::from(
+        "# Tools\nTo call a tool, reply with only {\"name\": \"<tool>\", \"arguments\": {<arguments>}}.",
+    );
+    for tool in &tools {
+        let spec = tool.get("function").unwrap_or(tool);
+        text.push('\n');
+        text.push_str(&spec.to_string());
+    }
+    let Some(Value::Array(messages)) = map.get_mut("messages") else {
+        return body;
+    };
+    match messages.first_mut() {
+        Some(first) if first["role"] == "system" => {
+            let system = first["content"].as_str().unwrap_or("").to_owned();
+            first["content"] = Value::String(format!("{system}\n\n{text}"));
+        }
+        _ => messages.insert(0, serde_json::json!({"role": "system", "content": text})),
+    }
+    body
+}

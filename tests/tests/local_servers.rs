@@ -270,7 +270,7 @@ async fn an_answer_that_shows_json_stays_an_answer() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_refused_call_of_a_tool_not_in_tools_is_asked_again_without_tools() {
+async fn a_refused_call_is_asked_again_with_the_tools_in_the_system_prompt() {
     // `calculate` is neither attached nor loaded: only listed in the note.
     let local = serve(
         Server::Parsing,
@@ -291,6 +291,12 @@ async fn a_refused_call_of_a_tool_not_in_tools_is_asked_again_without_tools() {
         "refused, asked again without tools, answered"
     );
     assert!(bodies[1].get("tools").is_none());
+    // The tools are still there, described in the system prompt.
+    let system = bodies[1]["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        system.contains("# Tools") && system.contains("\"name\":\"tool_info\""),
+        "{system}"
+    );
     assert!(
         tool_names(&bodies[2]).contains(&"calculate".to_owned()),
         "a tool the model called is listed from then on"
