@@ -144,6 +144,8 @@ fn main() {
             Fusion::Standing { dense, full } => {
                 format!("fused: vectors {dense:.1} as they stand out, whole at {full} deviations")
             }
+            // A fusion added later: named by its debug form.
+            other => format!("fused: {other:?}"),
         };
         let mark = if fusion == Fusion::default() {
             " (default)"
