@@ -183,7 +183,7 @@ async fn call_one(
         (name, args)
     };
     if !scope.allows(&name) || registry.get(&name).is_none() {
-        let near = registry.nearest_names_in(&name, 3, scope);
+        let near = registry.scoped(scope).nearest_names(&name, 3);
         return Err(ToolError::unknown_tool(&name, &near));
     }
     registry

@@ -1,18 +1,74 @@
 //! Access keys for MCP over HTTP: bearer tokens, each with a [`ToolScope`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use hyper::HeaderMap;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use optimclaw::ToolScope;
+use optimclaw::{ScopeError, ToolScope};
 
 /// Tokens shorter than this are refused: they could be guessed.
 pub const MIN_TOKEN_CHARS: usize = 16;
 
 /// The environment variable [`HttpAuth::from_env`] reads.
 pub const TOKEN_ENV: &str = "OPTIMCLAW_MCP_TOKEN";
+
+/// Why access keys could not be set up ([`HttpAuth`]).
+///
+/// Its text is complete on its own (it includes the cause's);
+/// [`source`](std::error::Error::source) gives the typed cause.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuthError {
+    /// A token is too short or holds whitespace.
+    #[error(
+        "an MCP access token needs at least {MIN_TOKEN_CHARS} characters and no spaces (e.g. the output of `openssl rand -hex 32`)"
+    )]
+    WeakToken,
+    /// The token in [`TOKEN_ENV`] is too short or holds whitespace.
+    #[error(
+        "{TOKEN_ENV}: an MCP access token needs at least {MIN_TOKEN_CHARS} characters and no spaces (e.g. the output of `openssl rand -hex 32`)"
+    )]
+    WeakEnvToken,
+    /// The token file could not be read.
+    #[error("cannot read the token file {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A line of the token file holds a weak token.
+    #[error(
+        "{} line {line}: an MCP access token needs at least {MIN_TOKEN_CHARS} characters and no spaces (e.g. the output of `openssl rand -hex 32`)",
+        path.display()
+    )]
+    WeakTokenAt {
+        /// The file.
+        path: PathBuf,
+        /// The line (from 1).
+        line: usize,
+    },
+    /// A line of the token file holds a bad tool pattern.
+    #[error("{} line {line}: {source}", path.display())]
+    Pattern {
+        /// The file.
+        path: PathBuf,
+        /// The line (from 1).
+        line: usize,
+        /// The pattern.
+        #[source]
+        source: ScopeError,
+    },
+    /// The token file holds no token.
+    #[error("the token file {} holds no token", path.display())]
+    Empty {
+        /// The file.
+        path: PathBuf,
+    },
+}
 
 #[derive(Clone)]
 struct AccessKey {
@@ -65,12 +121,10 @@ impl HttpAuth {
 
     /// Adds a token for the tools in `scope`. Tokens need at least
     /// [`MIN_TOKEN_CHARS`] characters, without whitespace.
-    pub fn key(mut self, token: &str, scope: ToolScope) -> Result<Self, String> {
+    pub fn key(mut self, token: &str, scope: ToolScope) -> Result<Self, AuthError> {
         let token = token.trim();
         if token.chars().count() < MIN_TOKEN_CHARS || token.contains(char::is_whitespace) {
-            return Err(format!(
-                "an MCP access token needs at least {MIN_TOKEN_CHARS} characters and no spaces (e.g. the output of `openssl rand -hex 32`)"
-            ));
+            return Err(AuthError::WeakToken);
         }
         self.keys.push(AccessKey {
             digest: digest(token),
@@ -80,14 +134,14 @@ impl HttpAuth {
     }
 
     /// One token, for every tool.
-    pub fn token(token: &str) -> Result<Self, String> {
+    pub fn token(token: &str) -> Result<Self, AuthError> {
         Self::new().key(token, ToolScope::all())
     }
 
     /// The token in [`TOKEN_ENV`] (every tool), if set.
-    pub fn from_env() -> Option<Result<Self, String>> {
+    pub fn from_env() -> Option<Result<Self, AuthError>> {
         let token = std::env::var(TOKEN_ENV).ok()?;
-        Some(Self::token(&token).map_err(|e| format!("{TOKEN_ENV}: {e}")))
+        Some(Self::token(&token).map_err(|_| AuthError::WeakEnvToken))
     }
 
     /// Keys from a file: one per line, the token then the tool patterns it
@@ -99,9 +153,11 @@ impl HttpAuth {
     /// # GitHub tools and echo only
     /// 9b8a7c6d5e4f30211203f4e5d6c7b8a9 github__* echo
     /// ```
-    pub fn from_file(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the token file {}: {e}", path.display()))?;
+    pub fn from_file(path: &Path) -> Result<Self, AuthError> {
+        let text = std::fs::read_to_string(path).map_err(|source| AuthError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
         let mut auth = Self::new();
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
@@ -114,15 +170,21 @@ impl HttpAuth {
             let scope = if patterns.is_empty() {
                 ToolScope::all()
             } else {
-                ToolScope::new(patterns)
-                    .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?
+                ToolScope::new(patterns).map_err(|source| AuthError::Pattern {
+                    path: path.to_owned(),
+                    line: n + 1,
+                    source,
+                })?
             };
-            auth = auth
-                .key(token, scope)
-                .map_err(|e| format!("{} line {}: {e}", path.display(), n + 1))?;
+            auth = auth.key(token, scope).map_err(|_| AuthError::WeakTokenAt {
+                path: path.to_owned(),
+                line: n + 1,
+            })?;
         }
         if auth.keys.is_empty() {
-            return Err(format!("the token file {} holds no token", path.display()));
+            return Err(AuthError::Empty {
+                path: path.to_owned(),
+            });
         }
         Ok(auth)
     }

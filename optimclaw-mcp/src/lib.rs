@@ -23,8 +23,8 @@ mod server;
 mod servers;
 mod sessions;
 
-pub use auth::{HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
+pub use auth::{AuthError, HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
 pub use client::{McpClient, McpClientOptions};
 pub use limits::HttpLimits;
 pub use server::McpServer;
-pub use servers::{ServerConfig, ServersFile, load_servers_file};
+pub use servers::{ServerConfig, ServersFile, ServersFileError, load_servers_file};

@@ -300,11 +300,11 @@ impl McpServer {
     /// [`per_connection_lists`](Self::per_connection_lists) what this
     /// connection has loaded.
     pub fn list(&self) -> Result<Vec<Tool>, McpError> {
-        self.list_in(ToolScope::all())
+        self.list_scoped(ToolScope::all())
     }
 
     /// [`list`](Self::list) for a caller with `scope`: only its tools.
-    pub fn list_in(&self, scope: ToolScope) -> Result<Vec<Tool>, McpError> {
+    fn list_scoped(&self, scope: ToolScope) -> Result<Vec<Tool>, McpError> {
         let session = self.session().scoped(scope);
         let rendered = if self.shared.per_connection {
             session.render(Dialect::Mcp, RenderOptions::default())
@@ -315,7 +315,8 @@ impl McpServer {
                 .with_strategy(LoadStrategy::Bridge);
             session
                 .registry()
-                .prompt_in::<&str>(&fixed, &[], session.scope())
+                .scoped(session.scope())
+                .prompt::<&str>(&fixed, &[])
                 .render(Dialect::Mcp, RenderOptions::default())
         };
         rendered
@@ -389,7 +390,8 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let mut result = ListToolsResult::with_all_items(self.list_in(Self::scope_of(&context))?);
+        let mut result =
+            ListToolsResult::with_all_items(self.list_scoped(Self::scope_of(&context))?);
         if !self.shared.per_connection {
             // The same list for every caller until the registry changes
             // (which clients hear through `list_changed`).
@@ -430,7 +432,7 @@ impl ServerHandler for McpServer {
             .filter(|t| session.scope().allows(t.name()))
             .or_else(|| (name == CALL_TOOL).then(|| registry.bridge_tool()))
         else {
-            let near = registry.nearest_names_in(&name, 3, session.scope());
+            let near = registry.scoped(session.scope()).nearest_names(&name, 3);
             let hint = if near.is_empty() {
                 String::new()
             } else {

@@ -96,10 +96,38 @@ pub struct ServersFile {
     pub servers: BTreeMap<String, ServerConfig>,
 }
 
+/// Why an `mcpServers` file could not be read ([`load_servers_file`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServersFileError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not an `mcpServers` JSON file.
+    #[error("{} is not a valid mcpServers file: {source}", path.display())]
+    Parse {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Where and why.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
 /// Reads an `mcpServers` config file.
-pub fn load_servers_file(path: &Path) -> Result<ServersFile, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a valid mcpServers file: {e}", path.display()))
+pub fn load_servers_file(path: &Path) -> Result<ServersFile, ServersFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ServersFileError::Read {
+        path: path.to_owned(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|source| ServersFileError::Parse {
+        path: path.to_owned(),
+        source,
+    })
 }

@@ -222,7 +222,17 @@ async fn a_server_without_a_key_does_not_start_and_weak_keys_are_refused() {
     assert_eq!(HttpAuth::from_file(&dir).unwrap().len(), 2);
     std::fs::write(&dir, format!("{NOTES} notes/*\n")).unwrap();
     let bad = HttpAuth::from_file(&dir).unwrap_err();
-    assert!(bad.contains("line 1") && bad.contains("notes/*"), "{bad}");
+    assert!(
+        matches!(bad, optimclaw_mcp::AuthError::Pattern { line: 1, .. }),
+        "{bad}"
+    );
+    let source = std::error::Error::source(&bad).expect("the bad pattern is the cause");
+    assert!(source.to_string().contains("notes/*"), "{source}");
+    let text = bad.to_string();
+    assert!(
+        text.contains("line 1") && text.contains("notes/*"),
+        "{text}"
+    );
     std::fs::remove_file(&dir).unwrap();
 }
 

@@ -84,7 +84,8 @@ pub fn tools(session: &Session, ctx: &ToolContext) -> Vec<RigTool> {
     };
     let prompt = session
         .registry()
-        .prompt_in::<&str>(&fixed, &[], session.scope());
+        .scoped(session.scope())
+        .prompt::<&str>(&fixed, &[]);
     prompt
         .tools
         .iter()

@@ -48,7 +48,7 @@ pub use error::{RegistryError, ToolError, ToolErrorKind};
 pub use optimclaw_macros::tool;
 pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};
-pub use scope::ToolScope;
+pub use scope::{ScopeError, Scoped, ToolScope};
 pub use session::Session;
 pub use tool::{
     CALL_TOOL, DynamicTool, RUN_CODE, TOOL_INFO, Tool, ToolHandler, ToolOrigin, is_valid_tool_name,

@@ -67,12 +67,12 @@ impl Registry {
     /// are loaded, so the system prompt stays byte-identical through a
     /// session and provider prompt caches keep hitting.
     pub fn prompt<'r, S: AsRef<str>>(&'r self, lazy: &LazyConfig, loaded: &[S]) -> Prompt<'r> {
-        self.prompt_in(lazy, loaded, &ToolScope::all())
+        self.prompt_scoped(lazy, loaded, &ToolScope::all())
     }
 
     /// [`prompt`](Self::prompt) with only the tools in `scope`: tools
     /// outside it are neither sent nor named in the note.
-    pub fn prompt_in<'r, S: AsRef<str>>(
+    pub(crate) fn prompt_scoped<'r, S: AsRef<str>>(
         &'r self,
         lazy: &LazyConfig,
         loaded: &[S],

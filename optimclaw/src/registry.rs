@@ -342,12 +342,12 @@ impl Registry {
     /// Ranked search over the deferred tools, best first: keywords, fused
     /// with vectors when the registry has an embedder.
     pub fn search(&self, query: &str, k: usize) -> Vec<&Tool> {
-        self.search_in(query, k, &ToolScope::all())
+        self.search_scoped(query, k, &ToolScope::all())
     }
 
     /// [`search`](Self::search) among the tools in `scope`: tools outside
     /// it are never returned (nor ranked).
-    pub fn search_in(&self, query: &str, k: usize, scope: &ToolScope) -> Vec<&Tool> {
+    pub(crate) fn search_scoped(&self, query: &str, k: usize, scope: &ToolScope) -> Vec<&Tool> {
         let keep = |i: usize| scope.allows(self.inner.tools[i].name());
         let constraints = Constraints {
             keep: (!scope.is_all()).then_some(&keep as &dyn Fn(usize) -> bool),
@@ -425,11 +425,16 @@ impl Registry {
     /// Up to `n` known names closest to `name` (edit distance and
     /// containment), best first, for "did you mean" answers.
     pub fn nearest_names(&self, name: &str, n: usize) -> Vec<&str> {
-        self.nearest_names_in(name, n, &ToolScope::all())
+        self.nearest_names_scoped(name, n, &ToolScope::all())
     }
 
     /// [`nearest_names`](Self::nearest_names) among the tools in `scope`.
-    pub fn nearest_names_in(&self, name: &str, n: usize, scope: &ToolScope) -> Vec<&str> {
+    pub(crate) fn nearest_names_scoped(
+        &self,
+        name: &str,
+        n: usize,
+        scope: &ToolScope,
+    ) -> Vec<&str> {
         let query = name.to_ascii_lowercase();
         if query.is_empty() || query.len() > 256 {
             return Vec::new();

@@ -212,7 +212,7 @@ impl Session {
         let loaded = self.loaded();
         self.inner
             .registry
-            .prompt_in(&self.inner.lazy, &loaded, &self.scope)
+            .prompt_scoped(&self.inner.lazy, &loaded, &self.scope)
     }
 
     /// Calls a tool in this session.
@@ -246,7 +246,7 @@ impl Session {
         }
         let registry = &self.inner.registry;
         if !self.scope.allows(name) {
-            let near = registry.nearest_names_in(name, 3, &self.scope);
+            let near = registry.nearest_names_scoped(name, 3, &self.scope);
             return Err(ToolError::unknown_tool(name, &near));
         }
         let scoped_ctx;

@@ -50,11 +50,11 @@ async fn tool_info(
         Ok(handle) if registry.has_vector_search() || registry.reranker().is_some() => {
             let query = query.clone();
             handle
-                .spawn_blocking(move || registry.tool_info_in(&query, k, &scope))
+                .spawn_blocking(move || registry.tool_info_scoped(&query, k, &scope))
                 .await
                 .map_err(|e| ToolError::new(format!("tool_info did not finish: {e}")))??
         }
-        _ => registry.tool_info_in(&query, k, &scope)?,
+        _ => registry.tool_info_scoped(&query, k, &scope)?,
     };
     telemetry::tool_info_event(&query, answer.tools.len(), answer.no_match);
     Ok(answer)
@@ -65,18 +65,17 @@ impl Registry {
     /// comma-separated) first, otherwise ranked keyword search over the
     /// deferred tools; never an empty answer without nearest names.
     /// `max_results` is clamped to 1..=20.
-    pub fn tool_info(&self, query: &str, max_results: usize) -> Result<ToolInfoAnswer, ToolError> {
-        self.tool_info_in(query, max_results, &ToolScope::all())
-    }
-
-    /// [`tool_info`](Self::tool_info) among the tools in `scope`: a tool
-    /// outside it is answered as if it did not exist (never named, never
-    /// suggested).
     ///
     /// In code mode (a registry with `run_code`), entries that would carry
     /// a JSON schema carry a TypeScript [`declaration`](crate::code::declaration)
-    /// instead.
-    pub fn tool_info_in(
+    /// instead. [`Scoped::tool_info`](crate::Scoped::tool_info) answers
+    /// among the tools of a scope.
+    pub fn tool_info(&self, query: &str, max_results: usize) -> Result<ToolInfoAnswer, ToolError> {
+        self.tool_info_scoped(query, max_results, &ToolScope::all())
+    }
+
+    /// [`tool_info`](Self::tool_info) among the tools in `scope`.
+    pub(crate) fn tool_info_scoped(
         &self,
         query: &str,
         max_results: usize,
@@ -218,7 +217,7 @@ impl Registry {
             .iter()
             .filter(|n| visible(n).is_none())
             .map(|n| {
-                let near = self.nearest_names_in(n, 3, scope);
+                let near = self.nearest_names_scoped(n, 3, scope);
                 if near.is_empty() {
                     format!("no tool is named \"{}\"", shorten(n))
                 } else {

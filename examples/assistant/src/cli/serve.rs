@@ -38,13 +38,14 @@ pub struct ServeOptions {
 /// environment variable; neither is an error saying how to give one.
 pub fn http_auth(token_file: Option<&Path>) -> Result<HttpAuth, String> {
     if let Some(path) = token_file {
-        return HttpAuth::from_file(path);
+        return HttpAuth::from_file(path).map_err(|e| e.to_string());
     }
-    HttpAuth::from_env().unwrap_or_else(|| {
-        Err(format!(
+    match HttpAuth::from_env() {
+        Some(auth) => auth.map_err(|e| e.to_string()),
+        None => Err(format!(
             "serving MCP over HTTP needs an access key: set {TOKEN_ENV} (e.g. to the output of `openssl rand -hex 32`) or pass --token-file FILE (one token per line, each optionally followed by the tool patterns it may use, e.g. `TOKEN github__* echo`); clients send `Authorization: Bearer TOKEN`"
-        ))
-    })
+        )),
+    }
 }
 
 /// Serves until stdin closes (stdio) or Ctrl-C (HTTP).

@@ -74,7 +74,7 @@ pub fn wasm_tools(
 /// Connects to every server of an `mcpServers` file. A server that fails
 /// to start is reported and left out.
 pub async fn mcp_clients(path: &std::path::Path) -> Result<Vec<Arc<McpClient>>, String> {
-    let file = load_servers_file(path)?;
+    let file = load_servers_file(path).map_err(|e| e.to_string())?;
     let mut clients = Vec::new();
     for (name, config) in file.servers {
         match McpClient::connect(&name, config, McpClientOptions::default()).await {
