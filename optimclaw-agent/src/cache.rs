@@ -82,44 +82,10 @@ impl CacheTtl {
             _ => None,
         }
     }
-
-    /// What a cache write costs, as a multiple of the input price.
-    pub fn write_multiplier(self) -> f64 {
-        match self {
-            CacheTtl::FiveMinutes => 1.25,
-            CacheTtl::OneHour => 2.0,
-        }
-    }
 }
 
 /// Anthropic: at most this many `cache_control` breakpoints per request.
-pub const MAX_BREAKPOINTS: usize = 4;
-/// Anthropic: a breakpoint finds an earlier prefix ending at most this many
-/// blocks before it.
-pub const LOOKBACK_BLOCKS: usize = 20;
-/// What a cache read costs, as a multiple of the input price (Anthropic).
-pub const ANTHROPIC_READ_MULTIPLIER: f64 = 0.1;
-/// OpenAI caches prompts of at least this many tokens.
-pub const OPENAI_MIN_CACHED_TOKENS: usize = 1024;
-/// OpenAI caches in steps of this many tokens past the minimum.
-pub const OPENAI_CACHE_STEP: usize = 128;
-
-/// The shortest prefix Anthropic caches for `model`, in tokens: 4,096 for
-/// Opus 4.5 and later and Haiku 4.5, 2,048 for Sonnet 4.6 and the Haiku 3
-/// models, 1,024 for the others.
-pub fn anthropic_min_cacheable_tokens(model: &str) -> usize {
-    let m = model.to_ascii_lowercase();
-    let later_opus = ["opus-4-5", "opus-4-6", "opus-4-7", "opus-5"]
-        .iter()
-        .any(|v| m.contains(v));
-    if later_opus || m.contains("haiku-4-5") {
-        4096
-    } else if m.contains("sonnet-4-6") || m.contains("haiku-3") || m.contains("3-haiku") {
-        2048
-    } else {
-        1024
-    }
-}
+const MAX_BREAKPOINTS: usize = 4;
 
 fn marker(ttl: CacheTtl) -> Value {
     match ttl {
@@ -250,13 +216,5 @@ mod tests {
         let mut b = body();
         mark_anthropic(&mut b, PromptCache::Off, CacheTtl::FiveMinutes);
         assert_eq!(count(&b), 0);
-    }
-
-    #[test]
-    fn minimum_prefix_per_model() {
-        assert_eq!(anthropic_min_cacheable_tokens("claude-opus-4-5"), 4096);
-        assert_eq!(anthropic_min_cacheable_tokens("claude-haiku-4-5"), 4096);
-        assert_eq!(anthropic_min_cacheable_tokens("claude-sonnet-4-6"), 2048);
-        assert_eq!(anthropic_min_cacheable_tokens("claude-sonnet-4-5"), 1024);
     }
 }

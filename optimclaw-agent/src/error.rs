@@ -1,6 +1,5 @@
 //! What can go wrong talking to a model.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use optimclaw::provider::SchemaError;
@@ -9,10 +8,14 @@ use optimclaw::provider::SchemaError;
 /// the error: show it to the user, then [`Agent::resume`](crate::Agent::resume)
 /// or send the next message; [`kind`](Self::kind) tells retryable network
 /// trouble from a key or request the endpoint refused.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AgentError {
     /// No key configured for the provider's own endpoint.
+    #[error(
+        "no API key: set {variable} in the environment{} (a local OpenAI-compatible server needs no key: point the model's base URL at it)",
+        dotenv.as_ref().map(|p| format!(" or add `{variable}=...` to {}", p.display())).unwrap_or_default()
+    )]
     MissingKey {
         /// The variable to set.
         variable: &'static str,
@@ -20,8 +23,10 @@ pub enum AgentError {
         dotenv: Option<PathBuf>,
     },
     /// A setting is wrong.
+    #[error("{0}")]
     Config(String),
     /// The endpoint refused the key (401/403).
+    #[error("the endpoint refused the API key (HTTP {status}): {message}; check {variable}")]
     Auth {
         /// The HTTP status.
         status: u16,
@@ -31,6 +36,7 @@ pub enum AgentError {
         variable: &'static str,
     },
     /// The endpoint refused the request (another 4xx).
+    #[error("the endpoint rejected the request (HTTP {status}): {message}")]
     Rejected {
         /// The HTTP status.
         status: u16,
@@ -38,6 +44,7 @@ pub enum AgentError {
         message: String,
     },
     /// Retries ran out on 429s, 5xx, network errors or malformed replies.
+    #[error("the model endpoint failed {attempts} time(s); last: {message}")]
     Unavailable {
         /// The last failure.
         message: String,
@@ -45,12 +52,18 @@ pub enum AgentError {
         attempts: u32,
     },
     /// The model was still calling tools after this many requests.
+    #[error(
+        "the model was still calling tools after {steps} requests; stopped (the conversation is kept: send another message or resume)"
+    )]
     StepLimit {
         /// The limit.
         steps: usize,
     },
     /// The model sent the same failing call again
     /// ([`AgentOptions::stop_when_stuck`](crate::AgentOptions::stop_when_stuck)).
+    #[error(
+        "the model sent the same failing call of `{tool}` twice in a row; stopped (the conversation is kept). The call's error: {error}"
+    )]
     NoProgress {
         /// The tool it kept calling.
         tool: String,
@@ -58,9 +71,11 @@ pub enum AgentError {
         error: String,
     },
     /// [`CancelHandle::cancel`](crate::CancelHandle::cancel) was called.
+    #[error("cancelled")]
     Cancelled,
     /// A tool cannot be described in the wire format's dialect.
-    Schema(SchemaError),
+    #[error("{0}")]
+    Schema(#[from] SchemaError),
 }
 
 impl AgentError {
@@ -81,63 +96,9 @@ impl AgentError {
     }
 }
 
-impl fmt::Display for AgentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            AgentError::MissingKey { variable, dotenv } => {
-                write!(f, "no API key: set {variable} in the environment")?;
-                if let Some(path) = dotenv {
-                    write!(f, " or add `{variable}=...` to {}", path.display())?;
-                }
-                write!(
-                    f,
-                    " (a local OpenAI-compatible server that needs no key: pass its --base-url)"
-                )
-            }
-            AgentError::Config(msg) => f.write_str(msg),
-            AgentError::Auth {
-                status,
-                message,
-                variable,
-            } => write!(
-                f,
-                "the endpoint refused the API key (HTTP {status}): {message}; check {variable}"
-            ),
-            AgentError::Rejected { status, message } => {
-                write!(
-                    f,
-                    "the endpoint rejected the request (HTTP {status}): {message}"
-                )
-            }
-            AgentError::Unavailable { message, attempts } => write!(
-                f,
-                "the model endpoint failed {attempts} time(s); last: {message}"
-            ),
-            AgentError::StepLimit { steps } => write!(
-                f,
-                "the model was still calling tools after {steps} requests; stopped (the conversation is kept: send another message or resume)"
-            ),
-            AgentError::NoProgress { tool, error } => write!(
-                f,
-                "the model sent the same failing call of `{tool}` twice in a row; stopped (the conversation is kept). The call's error: {error}"
-            ),
-            AgentError::Cancelled => f.write_str("cancelled"),
-            AgentError::Schema(err) => fmt::Display::fmt(err, f),
-        }
-    }
-}
-
-impl std::error::Error for AgentError {}
-
-impl From<SchemaError> for AgentError {
-    fn from(err: SchemaError) -> Self {
-        AgentError::Schema(err)
-    }
-}
-
 /// A reqwest error as one line (what failed, then each cause), without the
 /// URL: its query may hold credentials.
-pub fn describe_http_error(err: &reqwest::Error) -> String {
+pub(crate) fn describe_http_error(err: &reqwest::Error) -> String {
     let mut msg = if err.is_timeout() {
         "the request timed out".to_owned()
     } else if err.is_redirect() {

@@ -70,14 +70,10 @@ use optimclaw::provider::{Dialect, RenderOptions};
 use optimclaw::telemetry;
 use optimclaw::{RUN_CODE, TOOL_INFO};
 
-pub use cache::{
-    ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, MAX_BREAKPOINTS, OPENAI_CACHE_STEP,
-    OPENAI_MIN_CACHED_TOKENS, PromptCache, anthropic_min_cacheable_tokens,
-};
+pub use cache::{CacheTtl, PromptCache};
 pub use compact::Compaction;
 pub use config::{AgentOptions, ListLoaded, ToolCalls};
 pub use error::AgentError;
-pub use error::describe_http_error;
 use guard::SearchGuard;
 pub use model::{ApiKey, MODEL_VAR, ModelConfig, WireFormat};
 use progress::{ProgressGuard, Verdict};

@@ -151,13 +151,13 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
     };
 
     let body = quote! {
-        use #private::{ErrorViaDisplay as _, ErrorViaInto as _, SplitPlain as _, SplitResult as _};
+        use #private::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaInto as _, SplitPlain as _, SplitResult as _};
         let __args: __OptimclawArgs = #private::decode_args(__json)?;
         let __out = #fn_ident(#(#call_args),*) #await_;
         let __result = match (&&#private::Split::new(__out)).__optimclaw_split() {
             ::core::result::Result::Ok(__value) => ::core::result::Result::Ok(__value),
             ::core::result::Result::Err(__err) => ::core::result::Result::Err(
-                (&&#private::ErrorWrap::new(__err)).__optimclaw_error(),
+                (&&&#private::ErrorWrap::new(__err)).__optimclaw_error(),
             ),
         };
         #finish

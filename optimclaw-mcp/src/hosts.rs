@@ -95,7 +95,7 @@ impl HostRefusal {
     pub(super) fn message(&self) -> String {
         match self {
             HostRefusal::NotAllowed(host) => format!(
-                "this MCP server does not answer to the Host {host:?}: a name it was not given could be a DNS rebinding attack. Start it with `--allowed-host {}` (HttpLimits::allowed_hosts for embedders), or reach it by IP address or localhost",
+                "this MCP server does not answer to the Host {host:?}: a name it was not given could be a DNS rebinding attack. Add `{}` to the server's allowed hosts (HttpLimits::allowed_hosts), or reach it by IP address or localhost",
                 host.rsplit_once(':')
                     .filter(|(_, p)| p.parse::<u16>().is_ok())
                     .map_or(host.as_str(), |(h, _)| h)
@@ -163,7 +163,7 @@ mod tests {
         assert!(err.contains("http://x/"), "{err}");
         let refused = HostRefusal::NotAllowed("mcp.example.com:8931".into()).message();
         assert!(
-            refused.contains("--allowed-host mcp.example.com")
+            refused.contains("Add `mcp.example.com` to the server's allowed hosts")
                 && refused.contains("HttpLimits::allowed_hosts"),
             "{refused}"
         );

@@ -599,7 +599,7 @@ async fn addresses_and_listed_names_are_answered_other_names_refused() {
     let text = body["message"].as_str().unwrap();
     assert!(
         text.contains("\"mcp.example.com:8931\"")
-            && text.contains("--allowed-host mcp.example.com"),
+            && text.contains("Add `mcp.example.com` to the server's allowed hosts"),
         "{text}"
     );
     let named = serve(

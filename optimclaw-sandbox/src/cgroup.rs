@@ -85,7 +85,7 @@ fn parent_dir() -> Result<PathBuf, String> {
 }
 
 /// How processes can be capped here.
-pub(crate) fn probe() -> Result<ProcessCap, String> {
+pub(crate) fn probe() -> Result<ProcessCap, SandboxError> {
     let cgroup = parent_dir();
     if let Ok(parent) = cgroup {
         return Ok(ProcessCap::Cgroup(parent));
@@ -93,10 +93,10 @@ pub(crate) fn probe() -> Result<ProcessCap, String> {
     // SAFETY: no arguments.
     let root = unsafe { libc::geteuid() } == 0;
     if root {
-        return Err(format!(
+        return Err(SandboxError::new(format!(
             "running as root, which ignores RLIMIT_NPROC, and {}",
             cgroup.err().unwrap_or_default()
-        ));
+        )));
     }
     let namespaces = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
         .ok()
@@ -107,7 +107,9 @@ pub(crate) fn probe() -> Result<ProcessCap, String> {
     if namespaces > 0 && unprivileged {
         Ok(ProcessCap::UserNamespace)
     } else {
-        Err("user namespaces are disabled and no pids cgroup can be created".to_owned())
+        Err(SandboxError::new(
+            "user namespaces are disabled and no pids cgroup can be created",
+        ))
     }
 }
 
@@ -129,10 +131,10 @@ impl PidsCgroup {
         );
         let dir = parent.join(name);
         let fail = |dir: &Path, e: std::io::Error| {
-            SandboxError::new(format!(
-                "cannot set up the process cap in {}: {e}",
-                dir.display()
-            ))
+            SandboxError::io(
+                format!("cannot set up the process cap in {}: {e}", dir.display()),
+                e,
+            )
         };
         std::fs::create_dir(&dir).map_err(|e| fail(&dir, e))?;
         let group = PidsCgroup {

@@ -105,26 +105,33 @@ impl Default for Limits {
 /// Why a program was not started in the sandbox. Show it to the user as
 /// it is: it says what the kernel lacks and how to run anyway, if they
 /// choose to. Never fall back to running unconfined on your own.
-#[derive(Debug)]
+///
+/// Its text is complete on its own; [`source`](std::error::Error::source)
+/// gives the system error behind it, when there is one.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
 pub struct SandboxError {
     message: String,
+    #[source]
+    source: Option<std::sync::Arc<std::io::Error>>,
 }
 
 impl SandboxError {
     pub(crate) fn new(message: impl Into<String>) -> Self {
         SandboxError {
             message: message.into(),
+            source: None,
+        }
+    }
+
+    /// `message` (which should end with the cause's text) caused by `source`.
+    pub(crate) fn io(message: impl Into<String>, source: std::io::Error) -> Self {
+        SandboxError {
+            message: message.into(),
+            source: Some(std::sync::Arc::new(source)),
         }
     }
 }
-
-impl fmt::Display for SandboxError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for SandboxError {}
 
 /// How the process cap is enforced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,14 +145,14 @@ pub enum ProcessCap {
 /// What this kernel and this process offer to [`Sandbox`]: check it at
 /// start-up ([`Sandbox::support`]) to tell the user early, and print it in
 /// a status report.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Support {
     /// The kernel's Landlock ABI version (`None`: no Landlock).
     pub landlock_abi: Option<u32>,
     /// Whether seccomp filters can be installed.
     pub seccomp: bool,
     /// How processes would be capped, or why they cannot be.
-    pub process_cap: Result<ProcessCap, String>,
+    pub process_cap: Result<ProcessCap, SandboxError>,
 }
 
 impl Support {
@@ -167,7 +174,7 @@ impl Support {
             missing.push("the kernel has no seccomp filters".to_owned());
         }
         if let Err(why) = &self.process_cap {
-            missing.push(why.clone());
+            missing.push(why.to_string());
         }
         missing
     }
@@ -293,10 +300,13 @@ impl Sandbox {
     ) -> Result<Confined, SandboxError> {
         for writable in &self.read_write {
             let writable = writable.canonicalize().map_err(|e| {
-                SandboxError::new(format!(
-                    "the writable folder {} cannot be used: {e}",
-                    writable.display()
-                ))
+                SandboxError::io(
+                    format!(
+                        "the writable folder {} cannot be used: {e}",
+                        writable.display()
+                    ),
+                    e,
+                )
             })?;
             for protected in protect {
                 let protected = protected
@@ -353,7 +363,7 @@ impl Sandbox {
         let spawned = command.spawn();
         drop(ruleset);
         let child =
-            spawned.map_err(|e| SandboxError::new(format!("cannot start the program: {e}")))?;
+            spawned.map_err(|e| SandboxError::io(format!("cannot start the program: {e}"), e))?;
         Ok(Confined {
             group: child.id(),
             child,

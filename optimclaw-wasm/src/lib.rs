@@ -142,23 +142,50 @@ pub struct WasmGrants {
     pub dirs: Vec<PathBuf>,
 }
 
-/// Why a module could not become a tool; it names the file. Report it
-/// and go on: the other modules of a folder still load.
-#[derive(Debug)]
+/// Why a module could not become a tool (naming the file, when there is
+/// one), or why the engine could not start. Report it and go on: the other
+/// modules of a folder still load.
+///
+/// Its text is complete on its own; [`source`](std::error::Error::source)
+/// gives the I/O error behind it, when there is one.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{message}", path.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
+#[non_exhaustive]
 pub struct WasmError {
-    /// The file concerned.
-    pub path: PathBuf,
+    /// The file concerned, when there is one.
+    pub path: Option<PathBuf>,
     /// What is wrong.
     pub message: String,
+    /// The cause.
+    #[source]
+    source: Option<std::io::Error>,
 }
 
-impl fmt::Display for WasmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.message)
+impl WasmError {
+    fn new(message: String) -> Self {
+        WasmError {
+            path: None,
+            message,
+            source: None,
+        }
+    }
+
+    fn at(path: &Path, message: String) -> Self {
+        WasmError {
+            path: Some(path.to_owned()),
+            message,
+            source: None,
+        }
+    }
+
+    fn read(path: &Path, message: String, source: std::io::Error) -> Self {
+        WasmError {
+            path: Some(path.to_owned()),
+            message,
+            source: Some(source),
+        }
     }
 }
-
-impl std::error::Error for WasmError {}
 
 /// Tools loaded from a folder, and the files that failed.
 #[derive(Debug, Default)]
@@ -207,12 +234,12 @@ impl fmt::Debug for WasmRuntime {
 
 impl WasmRuntime {
     /// A runtime with these limits and grants.
-    pub fn new(limits: WasmLimits, grants: WasmGrants) -> Result<Self, String> {
+    pub fn new(limits: WasmLimits, grants: WasmGrants) -> Result<Self, WasmError> {
         let mut config = Config::new();
         config.consume_fuel(true);
         config.epoch_interruption(true);
         let engine = Engine::new(&config)
-            .map_err(|e| format!("the WebAssembly engine cannot start: {e}"))?;
+            .map_err(|e| WasmError::new(format!("the WebAssembly engine cannot start: {e}")))?;
         // The wall-clock deadline counts epochs; one thread ticks them and
         // ends when the engine is gone.
         let weak = engine.weak();
@@ -225,10 +252,14 @@ impl WasmRuntime {
                     std::thread::sleep(TICK);
                 }
             })
-            .map_err(|e| format!("the WebAssembly timer thread cannot start: {e}"))?;
+            .map_err(|e| WasmError {
+                path: None,
+                message: format!("the WebAssembly timer thread cannot start: {e}"),
+                source: Some(e),
+            })?;
         let mut linker: Linker<State> = Linker::new(&engine);
         p1::add_to_linker_sync(&mut linker, |s: &mut State| &mut s.wasi)
-            .map_err(|e| format!("WASI cannot be linked: {e}"))?;
+            .map_err(|e| WasmError::new(format!("WASI cannot be linked: {e}")))?;
         Ok(WasmRuntime {
             engine,
             linker: Arc::new(linker),
@@ -239,7 +270,7 @@ impl WasmRuntime {
     }
 
     /// The default limits and no grants.
-    pub fn sandboxed() -> Result<Self, String> {
+    pub fn sandboxed() -> Result<Self, WasmError> {
         Self::new(WasmLimits::default(), WasmGrants::default())
     }
 
@@ -261,10 +292,11 @@ impl WasmRuntime {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return load,
             Err(e) => {
-                load.errors.push(WasmError {
-                    path: dir.to_owned(),
-                    message: format!("cannot read the folder: {e}"),
-                });
+                load.errors.push(WasmError::read(
+                    dir,
+                    format!("cannot read the folder: {e}"),
+                    e,
+                ));
                 return load;
             }
         };
@@ -285,13 +317,10 @@ impl WasmRuntime {
 
     /// Loads one tool from its manifest file.
     pub fn load_manifest(&self, path: &Path) -> Result<DynamicTool, WasmError> {
-        let fail = |message: String| WasmError {
-            path: path.to_owned(),
-            message,
-        };
-        let text = std::fs::read_to_string(path).map_err(|e| fail(format!("cannot read: {e}")))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| WasmError::read(path, format!("cannot read: {e}"), e))?;
         let manifest: WasmManifest = serde_json::from_str(&text)
-            .map_err(|e| fail(format!("not a valid tool manifest: {e}")))?;
+            .map_err(|e| WasmError::at(path, format!("not a valid tool manifest: {e}")))?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let module_path = match &manifest.module {
             Some(file) => dir.join(file),
@@ -304,20 +333,32 @@ impl WasmRuntime {
                 }
             }
         };
-        let bytes = std::fs::read(&module_path).map_err(|e| WasmError {
-            path: module_path.clone(),
-            message: format!("the manifest's module cannot be read: {e}"),
+        let bytes = std::fs::read(&module_path).map_err(|e| {
+            WasmError::read(
+                &module_path,
+                format!("the manifest's module cannot be read: {e}"),
+                e,
+            )
         })?;
-        self.tool(manifest, &bytes, dir)
-            .map_err(|message| WasmError {
-                path: module_path,
-                message,
-            })
+        self.tool(manifest, &bytes, dir).map_err(|mut e| {
+            e.path = Some(module_path);
+            e
+        })
     }
 
     /// Makes a tool of a manifest and module bytes (binary or text);
     /// relative folders in the manifest are resolved against `base`.
     pub fn tool(
+        &self,
+        manifest: WasmManifest,
+        module: &[u8],
+        base: &Path,
+    ) -> Result<DynamicTool, WasmError> {
+        self.make_tool(manifest, module, base)
+            .map_err(WasmError::new)
+    }
+
+    fn make_tool(
         &self,
         manifest: WasmManifest,
         module: &[u8],

@@ -220,7 +220,8 @@ async fn modules_see_no_environment_and_no_folders_unless_granted() {
     // Asked but not granted: the tool does not load, and says why.
     let err = runtime
         .tool(asks.clone(), PROBE.as_bytes(), dir.path())
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("environment variable PATH, which is not granted"),
         "{err}"
@@ -232,7 +233,8 @@ async fn modules_see_no_environment_and_no_folders_unless_granted() {
     let err = WasmRuntime::new(WasmLimits::default(), grants.clone())
         .unwrap()
         .tool(asks.clone(), PROBE.as_bytes(), dir.path())
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(
         err.contains("folder") && err.contains("not granted"),
         "{err}"
@@ -260,7 +262,10 @@ async fn modules_see_no_environment_and_no_folders_unless_granted() {
     // Network cannot be granted at all.
     let mut net = manifest("probe");
     net.permissions.network = true;
-    let err = granted.tool(net, PROBE.as_bytes(), dir.path()).unwrap_err();
+    let err = granted
+        .tool(net, PROBE.as_bytes(), dir.path())
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("network"), "{err}");
 }
 
@@ -354,7 +359,8 @@ fn malformed_modules_and_mismatched_manifests_are_refused_with_reasons() {
     let rt = WasmRuntime::sandboxed().unwrap();
     let err = rt
         .tool(manifest("bad"), b"\0asm\x01\0\0\0garbage", Path::new("."))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a valid WebAssembly module"), "{err}");
     let err = rt
         .tool(
@@ -362,27 +368,32 @@ fn malformed_modules_and_mismatched_manifests_are_refused_with_reasons() {
             b"(module (func $f (result i32)",
             Path::new("."),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a valid WebAssembly module"), "{err}");
     let no_start = r#"(module (memory (export "memory") 1) (func (export "run")))"#;
     let err = rt
         .tool(manifest("bad"), no_start.as_bytes(), Path::new("."))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("exports no `_start`"), "{err}");
     let foreign = r#"(module (import "env" "steal" (func)) (memory (export "memory") 1) (func (export "_start")))"#;
     let err = rt
         .tool(manifest("bad"), foreign.as_bytes(), Path::new("."))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("imports `env.steal`"), "{err}");
     let mut pinned = manifest("echo");
     pinned.sha256 = Some("00".repeat(32));
     let err = rt
         .tool(pinned, ECHO.as_bytes(), Path::new("."))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("does not match the manifest: sha256"), "{err}");
     let err = rt
         .tool(manifest("bad name"), ECHO.as_bytes(), Path::new("."))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("not a valid tool name"), "{err}");
 }
 
@@ -413,6 +424,14 @@ fn a_folder_loads_its_good_tools_and_names_its_bad_files() {
     assert_eq!(names, ["good"]);
     let errors: Vec<String> = load.errors.iter().map(ToString::to_string).collect();
     assert_eq!(errors.len(), 3, "{errors:?}");
+    // The missing module: its path, and the I/O error as the source.
+    let orphan = load
+        .errors
+        .iter()
+        .find(|e| e.path.as_ref().is_some_and(|p| p.ends_with("orphan.wat")))
+        .expect("the orphan's module is named");
+    let cause = std::error::Error::source(orphan).expect("an I/O cause");
+    assert!(cause.downcast_ref::<std::io::Error>().is_some());
     assert!(
         errors
             .iter()

@@ -151,9 +151,22 @@ pub trait ErrorViaInto {
     fn __optimclaw_error(&self) -> ToolError;
 }
 
-impl<E: Into<ToolError>> ErrorViaInto for &ErrorWrap<E> {
+impl<E: Into<ToolError>> ErrorViaInto for &&ErrorWrap<E> {
     fn __optimclaw_error(&self) -> ToolError {
         self.take().into()
+    }
+}
+
+/// Other `std::error::Error`s are reported through `Display` and kept as
+/// the [`ToolError`]'s source.
+pub trait ErrorViaError {
+    /// Converts.
+    fn __optimclaw_error(&self) -> ToolError;
+}
+
+impl<E: std::error::Error + Send + Sync + 'static> ErrorViaError for &ErrorWrap<E> {
+    fn __optimclaw_error(&self) -> ToolError {
+        ToolError::from_error(self.take())
     }
 }
 

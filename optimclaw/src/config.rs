@@ -1,6 +1,5 @@
 //! `OPTIMCLAW_LAZY_TOOLS` and the rest of the lazy-loading settings.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -189,10 +188,10 @@ impl LazyConfig {
         };
         let enabled = match value {
             None => false,
-            Some((v, source)) => parse_flag(&v).ok_or(ConfigError::InvalidValue {
+            Some((v, origin)) => parse_flag(&v).ok_or(ConfigError::InvalidValue {
                 variable: LAZY_TOOLS_VAR,
                 value: v,
-                source,
+                origin,
             })?,
         };
         Ok(LazyConfig {
@@ -309,6 +308,7 @@ pub fn read_dotenv(path: &Path, variable: &str) -> Result<Option<String>, Config
             return Err(ConfigError::Dotenv {
                 path: path.to_owned(),
                 message: e.to_string(),
+                source: std::sync::Arc::new(e),
             });
         }
     };
@@ -317,6 +317,7 @@ pub fn read_dotenv(path: &Path, variable: &str) -> Result<Option<String>, Config
         let (key, value) = item.map_err(|e| ConfigError::Dotenv {
             path: path.to_owned(),
             message: e.to_string(),
+            source: std::sync::Arc::new(e),
         })?;
         if key == variable {
             found = Some(value);
@@ -337,43 +338,28 @@ pub fn parse_flag(value: &str) -> Option<bool> {
 /// A setting that could not be read: what [`LazyConfig::from_env`]
 /// returns for a bad `OPTIMCLAW_LAZY_TOOLS` or an unreadable `.env` file.
 /// Show it to the user; its text names the variable and the accepted values.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// A variable has a value outside the accepted ones.
+    #[error("{variable}={value:?} (from {origin}) is not a valid value; accepted: {ACCEPTED}")]
     InvalidValue {
         /// The variable.
         variable: &'static str,
         /// What it was set to.
         value: String,
-        /// Where it was set.
-        source: String,
+        /// Where it was set (the environment, or a `.env` file).
+        origin: String,
     },
     /// A `.env` file could not be read.
+    #[error("cannot read {}: {message}", path.display())]
     Dotenv {
         /// The file.
         path: PathBuf,
         /// Why.
         message: String,
+        /// The cause.
+        #[source]
+        source: std::sync::Arc<dotenvy::Error>,
     },
 }
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::InvalidValue {
-                variable,
-                value,
-                source,
-            } => write!(
-                f,
-                "{variable}={value:?} (from {source}) is not a valid value; accepted: {ACCEPTED}"
-            ),
-            ConfigError::Dotenv { path, message } => {
-                write!(f, "cannot read {}: {message}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}

@@ -74,6 +74,8 @@ pub struct ToolError {
     /// linked tool's decoder): where serde stopped, and the arguments, so
     /// the registry can name the tool and list every problem.
     pending: Option<Box<Pending>>,
+    /// The error that caused it ([`ToolError::from_error`]).
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
 }
 
 #[derive(Clone, Debug)]
@@ -95,7 +97,26 @@ impl ToolError {
             message: message.to_string(),
             data: None,
             pending: None,
+            source: None,
         }
+    }
+
+    /// A tool's failure caused by `err`: its text is the message, and
+    /// [`source`](std::error::Error::source) gives `err` back (for logs and
+    /// error reports; the model sees the text).
+    ///
+    /// ```
+    /// use optimclaw::ToolError;
+    /// let io = std::io::Error::new(std::io::ErrorKind::NotFound, "notes.txt is missing");
+    /// let err = ToolError::from_error(io);
+    /// assert_eq!(err.to_string(), "notes.txt is missing");
+    /// let cause = std::error::Error::source(&err).unwrap();
+    /// assert!(cause.downcast_ref::<std::io::Error>().is_some());
+    /// ```
+    pub fn from_error(err: impl std::error::Error + Send + Sync + 'static) -> Self {
+        let mut out = Self::new(&err);
+        out.source = Some(std::sync::Arc::new(err));
+        out
     }
 
     /// An argument error whose tool name is filled in by the registry;
@@ -246,7 +267,13 @@ impl fmt::Display for ToolError {
     }
 }
 
-impl std::error::Error for ToolError {}
+impl std::error::Error for ToolError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl From<std::convert::Infallible> for ToolError {
     fn from(never: std::convert::Infallible) -> Self {
@@ -268,13 +295,13 @@ impl From<&str> for ToolError {
 
 impl From<std::io::Error> for ToolError {
     fn from(err: std::io::Error) -> Self {
-        Self::new(err)
+        Self::from_error(err)
     }
 }
 
 impl From<serde_json::Error> for ToolError {
     fn from(err: serde_json::Error) -> Self {
-        Self::new(err)
+        Self::from_error(err)
     }
 }
 
@@ -284,11 +311,25 @@ impl From<serde_json::Error> for ToolError {
 #[derive(Clone, Debug)]
 pub struct RegistryError {
     problems: Vec<String>,
+    /// The embedder's error, when embedding the tools failed.
+    source: Option<crate::embed::EmbedError>,
 }
 
 impl RegistryError {
     pub(crate) fn new(problems: Vec<String>) -> Self {
-        RegistryError { problems }
+        RegistryError {
+            problems,
+            source: None,
+        }
+    }
+
+    pub(crate) fn embedding(err: crate::embed::EmbedError) -> Self {
+        RegistryError {
+            problems: vec![format!(
+                "vector search: the deferred tools could not be embedded: {err}"
+            )],
+            source: Some(err),
+        }
     }
 
     /// One line per problem.
@@ -312,7 +353,13 @@ impl fmt::Display for RegistryError {
     }
 }
 
-impl std::error::Error for RegistryError {}
+impl std::error::Error for RegistryError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
 
 /// A decoder's message in JSON's words: the model never wrote Rust, so
 /// "expected usize" becomes "expected an integer ≥ 0" and "a sequence" an

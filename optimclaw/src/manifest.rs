@@ -2,7 +2,6 @@
 //! result: `{"tools": [{"name", "description", "inputSchema"}]}`.
 
 use std::collections::HashSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -39,10 +38,11 @@ impl Default for ManifestOptions {
 
 /// Why a manifest could not be imported; the text names the file, the
 /// tool and the field, for the user to fix.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ManifestError {
     /// The file could not be read.
+    #[error("cannot read manifest {}: {source}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
@@ -50,6 +50,7 @@ pub enum ManifestError {
         source: std::io::Error,
     },
     /// The text is not JSON.
+    #[error("manifest {origin} is not valid JSON: {source}")]
     Json {
         /// Where the text came from.
         origin: String,
@@ -57,6 +58,7 @@ pub enum ManifestError {
         source: serde_json::Error,
     },
     /// The JSON is not a valid manifest; every problem is listed.
+    #[error("manifest {origin} has {} problem(s):{}", problems.len(), bullets(problems))]
     Invalid {
         /// Where the text came from.
         origin: String,
@@ -65,34 +67,9 @@ pub enum ManifestError {
     },
 }
 
-impl fmt::Display for ManifestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ManifestError::Io { path, source } => {
-                write!(f, "cannot read manifest {}: {source}", path.display())
-            }
-            ManifestError::Json { origin, source } => {
-                write!(f, "manifest {origin} is not valid JSON: {source}")
-            }
-            ManifestError::Invalid { origin, problems } => {
-                write!(f, "manifest {origin} has {} problem(s):", problems.len())?;
-                for p in problems {
-                    write!(f, "\n  - {p}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl std::error::Error for ManifestError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ManifestError::Io { source, .. } => Some(source),
-            ManifestError::Json { source, .. } => Some(source),
-            ManifestError::Invalid { .. } => None,
-        }
-    }
+/// `\n  - problem` for each problem.
+fn bullets(problems: &[String]) -> String {
+    problems.iter().map(|p| format!("\n  - {p}")).collect()
 }
 
 /// Makes a name legal: characters outside `[A-Za-z0-9_-]` become `_`, and

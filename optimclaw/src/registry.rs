@@ -227,11 +227,9 @@ impl RegistryBuilder {
         };
         let search = SearchIndex::build(deferred(), self.weights);
         let semantic = match self.semantic {
-            Some(config) => Some(SemanticSearch::build(config, deferred()).map_err(|e| {
-                RegistryError::new(vec![format!(
-                    "vector search: the deferred tools could not be embedded: {e}"
-                )])
-            })?),
+            Some(config) => {
+                Some(SemanticSearch::build(config, deferred()).map_err(RegistryError::embedding)?)
+            }
             None => None,
         };
         Ok(Registry {

@@ -229,6 +229,31 @@ fn custom_error(
     Ok(a / b)
 }
 
+/// A `std::error::Error` of the tool's own.
+#[derive(Debug)]
+struct BadNumber(std::num::ParseIntError);
+
+impl fmt::Display for BadNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "not a whole number: {}", self.0)
+    }
+}
+
+impl std::error::Error for BadNumber {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+/// Parse a whole number.
+#[tool]
+fn std_error(
+    /// The text.
+    text: String,
+) -> Result<i64, BadNumber> {
+    text.trim().parse().map_err(BadNumber)
+}
+
 /// An error type that converts into `ToolError`.
 struct NotFound(String);
 
@@ -653,6 +678,26 @@ async fn tool_errors_reach_the_model() {
         .await
         .unwrap_err();
     assert_eq!(err.to_string(), "a file name cannot contain `/`");
+    // A std error is kept as the source, for logs; a Display-only one has none.
+    let cause = std::error::Error::source(&err).expect("the io::Error is the source");
+    assert!(
+        cause.downcast_ref::<std::io::Error>().is_some(),
+        "{cause:?}"
+    );
+    let err = call("custom_error", json!({"a": 1, "b": 0}))
+        .await
+        .unwrap_err();
+    assert!(std::error::Error::source(&err).is_none());
+    // A tool's own std error: its text for the model, itself (and its own
+    // cause) as the source.
+    let err = call("std_error", json!({"text": "x1"})).await.unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "not a whole number: invalid digit found in string"
+    );
+    let cause = std::error::Error::source(&err).unwrap();
+    assert!(cause.downcast_ref::<BadNumber>().is_some());
+    assert!(cause.source().is_some());
 
     let err = registry()
         .call("with_context", json!({}), &ToolContext::new())

@@ -207,9 +207,23 @@ pub async fn read_capped(
     Ok((body, false))
 }
 
-/// A reqwest error as one line, without the URL's query or credentials.
+/// A reqwest error as one line (its kind, then each cause), without the
+/// URL: its query may hold credentials.
 pub fn describe(err: &reqwest::Error) -> String {
-    optimclaw_agent::describe_http_error(err)
+    let mut line = if err.is_timeout() {
+        "the request timed out".to_owned()
+    } else if err.is_connect() {
+        "could not connect".to_owned()
+    } else {
+        "the request failed".to_owned()
+    };
+    let mut cause = std::error::Error::source(err);
+    while let Some(c) = cause {
+        line.push_str(": ");
+        line.push_str(&c.to_string());
+        cause = c.source();
+    }
+    line
 }
 
 #[cfg(test)]

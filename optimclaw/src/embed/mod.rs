@@ -22,8 +22,6 @@ mod fusion;
 mod index;
 mod search;
 
-use std::fmt;
-
 pub use cache::{EmbeddingCache, check_shape};
 pub use fusion::{Fusion, VECTOR_SEATS, fuse, seat_vectors};
 pub use index::{CosineSpread, STRONG_SPREAD, SemanticIndex, tool_text};
@@ -81,23 +79,38 @@ pub trait Embedder: Send + Sync {
 /// that says what to do (a missing file, an endpoint that refused). At
 /// build it fails the registry; for a query `tool_info` falls back to
 /// keywords and reports it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EmbedError(String);
+///
+/// Its text is complete on its own; [`source`](std::error::Error::source)
+/// gives the cause when there is one (an I/O or HTTP error).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct EmbedError {
+    message: String,
+    #[source]
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
 
 impl EmbedError {
     /// An error with a message saying what went wrong and what to do.
     pub fn new(message: impl Into<String>) -> Self {
-        EmbedError(message.into())
+        EmbedError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error with a message and the error that caused it (the message
+    /// should include the cause's text: it is what users and models see).
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        EmbedError {
+            message: message.into(),
+            source: Some(std::sync::Arc::new(source)),
+        }
     }
 }
-
-impl fmt::Display for EmbedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for EmbedError {}
 
 /// Scales `v` to unit length (a zero vector stays zero).
 pub fn normalize(v: &mut [f32]) {

@@ -135,7 +135,8 @@ impl fmt::Display for Dialect {
 /// A tool that cannot be described for a dialect even in its loosest
 /// form ([`tool_spec`] fails with it; whole prompts leave the tool out and
 /// list it in [`Rendered::degraded`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("tool `{tool}` cannot be described for {dialect} at `{path}`: {message}")]
 pub struct SchemaError {
     /// The tool.
     pub tool: String,
@@ -146,18 +147,6 @@ pub struct SchemaError {
     /// What is wrong and what to do.
     pub message: String,
 }
-
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "tool `{}` cannot be described for {} at `{}`: {}",
-            self.tool, self.dialect, self.path, self.message
-        )
-    }
-}
-
-impl std::error::Error for SchemaError {}
 
 /// How a prompt is rendered. The default suits most requests; turn on
 /// `examples_in_description` when a model keeps calling a tool wrongly and

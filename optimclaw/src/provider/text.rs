@@ -1,8 +1,6 @@
 //! Tools for models without native tool calling: a readable rendering
 //! for the system prompt, and the parser of the calls they write back.
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use crate::tool::Tool;
@@ -131,16 +129,9 @@ pub struct TextCall {
 
 /// Why a reply that tries to call a tool could not be read; the text says
 /// what to fix, for sending back to the model.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct TextCallError(pub String);
-
-impl fmt::Display for TextCallError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for TextCallError {}
 
 /// Reads a text model's reply: `Ok(None)` for a plain answer,
 /// `Ok(Some(call))` for one fenced JSON object `{"tool", "arguments"}`, and

@@ -95,23 +95,38 @@ impl Reranked {
 
 /// Why reranking failed; `tool_info` then answers from the first stage and
 /// says so.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RerankError(String);
+///
+/// Its text is complete on its own; [`source`](std::error::Error::source)
+/// gives the cause when there is one.
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct RerankError {
+    message: String,
+    #[source]
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
 
 impl RerankError {
     /// An error with a message saying what went wrong.
     pub fn new(message: impl Into<String>) -> Self {
-        RerankError(message.into())
+        RerankError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error with a message and the error that caused it (the message
+    /// should include the cause's text).
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        RerankError {
+            message: message.into(),
+            source: Some(std::sync::Arc::new(source)),
+        }
     }
 }
-
-impl fmt::Display for RerankError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RerankError {}
 
 /// A second-stage ranker. Synchronous, like [`Embedder`](crate::embed::Embedder):
 /// `tool_info` calls it on a blocking thread when a runtime is running.

@@ -16,11 +16,46 @@
 use std::collections::{HashMap, HashSet};
 
 use optimclaw::tokens::Encoding;
-use optimclaw_agent::{
-    ANTHROPIC_READ_MULTIPLIER, CacheTtl, LOOKBACK_BLOCKS, OPENAI_CACHE_STEP,
-    OPENAI_MIN_CACHED_TOKENS, anthropic_min_cacheable_tokens,
-};
+use optimclaw_agent::CacheTtl;
 use serde_json::Value;
+
+// The providers' published caching rules and prices, as this bench models
+// them (they are pricing facts, not part of the agent's API).
+
+/// Anthropic: a breakpoint finds an earlier prefix ending at most this many
+/// blocks before it.
+const LOOKBACK_BLOCKS: usize = 20;
+/// What a cache read costs, as a multiple of the input price (Anthropic).
+const ANTHROPIC_READ_MULTIPLIER: f64 = 0.1;
+/// OpenAI caches prompts of at least this many tokens.
+const OPENAI_MIN_CACHED_TOKENS: usize = 1024;
+/// OpenAI caches in steps of this many tokens past the minimum.
+const OPENAI_CACHE_STEP: usize = 128;
+
+/// What a cache write costs, as a multiple of the input price.
+fn write_multiplier(ttl: CacheTtl) -> f64 {
+    match ttl {
+        CacheTtl::FiveMinutes => 1.25,
+        _ => 2.0,
+    }
+}
+
+/// The shortest prefix Anthropic caches for `model`, in tokens: 4,096 for
+/// Opus 4.5 and later and Haiku 4.5, 2,048 for Sonnet 4.6 and the Haiku 3
+/// models, 1,024 for the others.
+fn anthropic_min_cacheable_tokens(model: &str) -> usize {
+    let m = model.to_ascii_lowercase();
+    let later_opus = ["opus-4-5", "opus-4-6", "opus-4-7", "opus-5"]
+        .iter()
+        .any(|v| m.contains(v));
+    if later_opus || m.contains("haiku-4-5") {
+        4096
+    } else if m.contains("sonnet-4-6") || m.contains("haiku-3") || m.contains("3-haiku") {
+        2048
+    } else {
+        1024
+    }
+}
 
 /// A conversation's bill.
 #[derive(Default)]
@@ -149,7 +184,7 @@ pub fn anthropic(bodies: &[Value], model: &str) -> Bill {
         for &b in &points {
             if ends[b] >= min && ends[b] > written {
                 let ttl = blocks[b].marked.unwrap_or_default();
-                write_cost += (ends[b] - written) as f64 * ttl.write_multiplier();
+                write_cost += (ends[b] - written) as f64 * write_multiplier(ttl);
                 written = ends[b];
             }
             if ends[b] >= min {
@@ -208,4 +243,18 @@ fn common_prefix(a: &str, b: &str) -> usize {
         n -= 1;
     }
     n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimum_prefix_per_model() {
+        assert_eq!(anthropic_min_cacheable_tokens("claude-opus-4-5"), 4096);
+        assert_eq!(anthropic_min_cacheable_tokens("claude-haiku-4-5"), 4096);
+        assert_eq!(anthropic_min_cacheable_tokens("claude-sonnet-4-6"), 2048);
+        assert_eq!(anthropic_min_cacheable_tokens("claude-sonnet-4-5"), 1024);
+        assert_eq!(write_multiplier(CacheTtl::OneHour), 2.0);
+    }
 }
