@@ -9,10 +9,7 @@ use optimclaw::{LazyConfig, Registry};
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     for sanitize_names in [false, true] {
-        let options = ManifestOptions {
-            sanitize_names,
-            ..ManifestOptions::default()
-        };
+        let options = ManifestOptions::default().with_sanitize_names(sanitize_names);
         if let Ok(tools) = parse_manifest(&text, "fuzz", &options) {
             let _ = Registry::builder()
                 .without_linked()

@@ -20,8 +20,9 @@ impl Agent {
         cancel: &CancellationToken,
     ) -> Vec<ToolOutcome> {
         let ctx = self.ctx.clone().with_cancellation(cancel.child_token());
-        let options =
-            CallOptions::timeout(self.options.call_timeout).lenient(self.options.lenient_arguments);
+        let options = CallOptions::default()
+            .with_timeout(self.options.call_timeout)
+            .with_lenient(self.options.lenient_arguments);
         let runs = calls.iter().zip(guarded).map(|(call, &guarded)| {
             let ctx = ctx.clone().with_call_id(call.id.as_str());
             async move {

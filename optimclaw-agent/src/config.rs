@@ -17,10 +17,10 @@ use super::compact::Compaction;
 /// use optimclaw::LoadStrategy;
 ///
 /// let options = AgentOptions::default()
-///     .system("You are a careful assistant.")
-///     .strategy(LoadStrategy::Bridge)
-///     .max_steps(20)
-///     .call_timeout(Duration::from_secs(120));
+///     .with_system("You are a careful assistant.")
+///     .with_strategy(LoadStrategy::Bridge)
+///     .with_max_steps(20)
+///     .with_call_timeout(Duration::from_secs(120));
 /// assert_eq!(options.max_steps, 20);
 /// ```
 #[derive(Clone, Debug)]
@@ -196,63 +196,63 @@ impl Default for AgentOptions {
 impl AgentOptions {
     /// Sets [`tool_calls`](Self::tool_calls).
     #[must_use]
-    pub fn tool_calls(mut self, calls: ToolCalls) -> Self {
+    pub fn with_tool_calls(mut self, calls: ToolCalls) -> Self {
         self.tool_calls = calls;
         self
     }
 
     /// Sets [`list_loaded`](Self::list_loaded).
     #[must_use]
-    pub fn list_loaded(mut self, list: ListLoaded) -> Self {
+    pub fn with_list_loaded(mut self, list: ListLoaded) -> Self {
         self.list_loaded = list;
         self
     }
 
     /// Sets [`lenient_arguments`](Self::lenient_arguments).
     #[must_use]
-    pub fn lenient_arguments(mut self, on: bool) -> Self {
+    pub fn with_lenient_arguments(mut self, on: bool) -> Self {
         self.lenient_arguments = on;
         self
     }
 
     /// Sets [`stop_when_stuck`](Self::stop_when_stuck).
     #[must_use]
-    pub fn stop_when_stuck(mut self, on: bool) -> Self {
+    pub fn with_stop_when_stuck(mut self, on: bool) -> Self {
         self.stop_when_stuck = on;
         self
     }
 
     /// Sets [`system`](Self::system).
     #[must_use]
-    pub fn system(mut self, text: impl Into<String>) -> Self {
+    pub fn with_system(mut self, text: impl Into<String>) -> Self {
         self.system = Some(text.into());
         self
     }
 
     /// Sets [`max_searches`](Self::max_searches) (`0`: no guard).
     #[must_use]
-    pub fn max_searches(mut self, searches: usize) -> Self {
+    pub fn with_max_searches(mut self, searches: usize) -> Self {
         self.max_searches = searches;
         self
     }
 
     /// Sets [`max_steps`](Self::max_steps).
     #[must_use]
-    pub fn max_steps(mut self, steps: usize) -> Self {
+    pub fn with_max_steps(mut self, steps: usize) -> Self {
         self.max_steps = steps.max(1);
         self
     }
 
     /// Sets [`call_timeout`](Self::call_timeout).
     #[must_use]
-    pub fn call_timeout(mut self, limit: Duration) -> Self {
+    pub fn with_call_timeout(mut self, limit: Duration) -> Self {
         self.call_timeout = limit;
         self
     }
 
     /// Sets [`request_timeout`](Self::request_timeout).
     #[must_use]
-    pub fn request_timeout(mut self, limit: Duration) -> Self {
+    pub fn with_request_timeout(mut self, limit: Duration) -> Self {
         self.request_timeout = limit;
         self
     }
@@ -260,7 +260,12 @@ impl AgentOptions {
     /// Sets [`max_retries`](Self::max_retries), [`backoff`](Self::backoff)
     /// and [`max_backoff`](Self::max_backoff).
     #[must_use]
-    pub fn retries(mut self, max_retries: u32, backoff: Duration, max_backoff: Duration) -> Self {
+    pub fn with_retries(
+        mut self,
+        max_retries: u32,
+        backoff: Duration,
+        max_backoff: Duration,
+    ) -> Self {
         self.max_retries = max_retries;
         self.backoff = backoff;
         self.max_backoff = max_backoff;
@@ -269,28 +274,28 @@ impl AgentOptions {
 
     /// Sets [`native_deferral`](Self::native_deferral).
     #[must_use]
-    pub fn native_deferral(mut self, on: bool) -> Self {
+    pub fn with_native_deferral(mut self, on: bool) -> Self {
         self.native_deferral = on;
         self
     }
 
     /// Sets [`strategy`](Self::strategy).
     #[must_use]
-    pub fn strategy(mut self, strategy: LoadStrategy) -> Self {
+    pub fn with_strategy(mut self, strategy: LoadStrategy) -> Self {
         self.strategy = Some(strategy);
         self
     }
 
     /// Sets [`strict`](Self::strict).
     #[must_use]
-    pub fn strict(mut self, on: bool) -> Self {
+    pub fn with_strict(mut self, on: bool) -> Self {
         self.strict = on;
         self
     }
 
     /// Sets [`cache`](Self::cache) and [`cache_ttl`](Self::cache_ttl).
     #[must_use]
-    pub fn cache(mut self, cache: PromptCache, ttl: CacheTtl) -> Self {
+    pub fn with_cache(mut self, cache: PromptCache, ttl: CacheTtl) -> Self {
         self.cache = cache;
         self.cache_ttl = ttl;
         self
@@ -298,49 +303,49 @@ impl AgentOptions {
 
     /// Sets [`stream`](Self::stream).
     #[must_use]
-    pub fn stream(mut self, on: bool) -> Self {
+    pub fn with_stream(mut self, on: bool) -> Self {
         self.stream = on;
         self
     }
 
     /// Sets [`code_mode`](Self::code_mode).
     #[must_use]
-    pub fn code_mode(mut self, on: bool) -> Self {
+    pub fn with_code_mode(mut self, on: bool) -> Self {
         self.code_mode = on;
         self
     }
 
     /// Sets [`stream_idle_timeout`](Self::stream_idle_timeout).
     #[must_use]
-    pub fn stream_idle_timeout(mut self, idle: Duration) -> Self {
+    pub fn with_stream_idle_timeout(mut self, idle: Duration) -> Self {
         self.stream_idle_timeout = idle;
         self
     }
 
     /// Sets [`preload`](Self::preload) (`None`: attach nothing).
     #[must_use]
-    pub fn preload(mut self, preload: Option<PreloadOptions>) -> Self {
+    pub fn with_preload(mut self, preload: Option<PreloadOptions>) -> Self {
         self.preload = preload;
         self
     }
 
     /// Sets [`prompt_cache_key`](Self::prompt_cache_key).
     #[must_use]
-    pub fn prompt_cache_key(mut self, key: impl Into<String>) -> Self {
+    pub fn with_prompt_cache_key(mut self, key: impl Into<String>) -> Self {
         self.prompt_cache_key = Some(key.into());
         self
     }
 
     /// Sets [`compaction`](Self::compaction) (`None`: never).
     #[must_use]
-    pub fn compaction(mut self, compaction: Option<Compaction>) -> Self {
+    pub fn with_compaction(mut self, compaction: Option<Compaction>) -> Self {
         self.compaction = compaction;
         self
     }
 
     /// Sets [`max_result_chars`](Self::max_result_chars).
     #[must_use]
-    pub fn max_result_chars(mut self, chars: usize) -> Self {
+    pub fn with_max_result_chars(mut self, chars: usize) -> Self {
         self.max_result_chars = chars;
         self
     }

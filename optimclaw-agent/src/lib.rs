@@ -316,11 +316,10 @@ impl Agent {
             requests += 1;
             let mut rendered = self.session.render(
                 self.dialect(),
-                RenderOptions {
-                    native_deferral: self.options.native_deferral
+                RenderOptions::default().with_native_deferral(
+                    self.options.native_deferral
                         && self.model.format == WireFormat::AnthropicMessages,
-                    ..RenderOptions::default()
-                },
+                ),
             );
             self.list_loaded(&mut rendered.tools);
             if requests == 1 {

@@ -130,6 +130,7 @@ pub const MODEL_VAR: &str = "OPTIMCLAW_MODEL";
 /// users expect (`OPENAI_API_KEY`, `OPENAI_BASE_URL`…); build one with
 /// [`new`](Self::new) when the program holds its own configuration.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ModelConfig {
     /// The wire format.
     pub format: WireFormat,
@@ -152,6 +153,36 @@ pub struct ModelConfig {
     /// ([`is_first_party`](Self::is_first_party)). Set it for a gateway or
     /// stand-in that behaves exactly like the provider's API.
     pub first_party: Option<bool>,
+}
+
+impl ModelConfig {
+    /// Sets [`format`](Self::format).
+    #[must_use]
+    pub fn with_format(mut self, format: WireFormat) -> Self {
+        self.format = format;
+        self
+    }
+
+    /// Sets [`base_url`](Self::base_url).
+    #[must_use]
+    pub fn with_base_url(mut self, base_url: String) -> Self {
+        self.base_url = base_url;
+        self
+    }
+
+    /// Sets [`model`](Self::model).
+    #[must_use]
+    pub fn with_model(mut self, model: String) -> Self {
+        self.model = model;
+        self
+    }
+
+    /// Sets [`max_tokens`](Self::max_tokens).
+    #[must_use]
+    pub fn with_max_tokens(mut self, max_tokens: u32) -> Self {
+        self.max_tokens = max_tokens;
+        self
+    }
 }
 
 impl ModelConfig {

@@ -244,7 +244,7 @@ async fn an_endless_loop_is_stopped_at_the_time_limit() {
 
 #[tokio::test]
 async fn a_memory_bomb_is_stopped_at_the_memory_limit() {
-    let (registry, _) = registry(limits().with_memory(16 << 20));
+    let (registry, _) = registry(limits().with_memory_bytes(16 << 20));
     let session = Session::new(registry);
     let out = run(
         &session,

@@ -93,7 +93,7 @@ impl HttpEmbedder {
             request = request.header("authorization", &format!("Bearer {key}"));
         }
         let mut response = request.send_json(&body).map_err(|e| {
-            EmbedError::new(format!("embeddings request to {} failed: {e}", self.url))
+            EmbedError::with_source(format!("embeddings request to {} failed: {e}", self.url), e)
         })?;
         let status = response.status();
         let text = response
@@ -101,7 +101,9 @@ impl HttpEmbedder {
             .with_config()
             .limit(256 * 1024 * 1024)
             .read_to_string()
-            .map_err(|e| EmbedError::new(format!("reading the embeddings answer: {e}")))?;
+            .map_err(|e| {
+                EmbedError::with_source(format!("reading the embeddings answer: {e}"), e)
+            })?;
         if !status.is_success() {
             let excerpt: String = text.chars().take(300).collect();
             return Err(EmbedError::new(format!(
@@ -110,9 +112,12 @@ impl HttpEmbedder {
             )));
         }
         let parsed: Response = serde_json::from_str(&text).map_err(|e| {
-            EmbedError::new(format!(
-                "the embeddings answer is not {{\"data\": [{{\"embedding\": [...]}}]}}: {e}"
-            ))
+            EmbedError::with_source(
+                format!(
+                    "the embeddings answer is not {{\"data\": [{{\"embedding\": [...]}}]}}: {e}"
+                ),
+                e,
+            )
         })?;
         let mut items = parsed.data;
         if items.iter().all(|i| i.index.is_some()) {

@@ -70,10 +70,7 @@ fn a_registry_finds_weather_for_a_forecast() {
             tool("send_email", "Send an email to a recipient."),
             tool("create_invoice", "Create an invoice for a customer."),
         ])
-        .semantic(SemanticConfig {
-            cache: None,
-            ..SemanticConfig::new(Arc::new(model()))
-        })
+        .semantic(SemanticConfig::new(Arc::new(model())).with_cache(None))
         .build()
         .unwrap();
     let answer = registry.tool_info("will it rain tomorrow", 3).unwrap();

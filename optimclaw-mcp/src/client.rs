@@ -25,6 +25,7 @@ use super::servers::ServerConfig;
 /// `call_timeout` for servers that should answer at once, raise it for
 /// long-running ones.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct McpClientOptions {
     /// Time limit of one call (a hung server fails the call, not the program).
     pub call_timeout: Duration,
@@ -33,6 +34,29 @@ pub struct McpClientOptions {
     /// Descriptions longer than this are cut: a server is not trusted to
     /// fill the prompt.
     pub max_description_chars: usize,
+}
+
+impl McpClientOptions {
+    /// Sets [`call_timeout`](Self::call_timeout).
+    #[must_use]
+    pub fn with_call_timeout(mut self, call_timeout: Duration) -> Self {
+        self.call_timeout = call_timeout;
+        self
+    }
+
+    /// Sets [`connect_timeout`](Self::connect_timeout).
+    #[must_use]
+    pub fn with_connect_timeout(mut self, connect_timeout: Duration) -> Self {
+        self.connect_timeout = connect_timeout;
+        self
+    }
+
+    /// Sets [`max_description_chars`](Self::max_description_chars).
+    #[must_use]
+    pub fn with_max_description_chars(mut self, max_description_chars: usize) -> Self {
+        self.max_description_chars = max_description_chars;
+        self
+    }
 }
 
 impl Default for McpClientOptions {

@@ -48,6 +48,15 @@ pub struct HttpLimits {
     pub allowed_origins: Vec<String>,
 }
 
+impl HttpLimits {
+    /// Sets [`stateless`](Self::stateless).
+    #[must_use]
+    pub fn with_stateless(mut self, stateless: bool) -> Self {
+        self.stateless = stateless;
+        self
+    }
+}
+
 impl Default for HttpLimits {
     fn default() -> Self {
         HttpLimits {

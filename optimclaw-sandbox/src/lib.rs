@@ -74,6 +74,7 @@ use child::ChildPlan;
 /// defaults suit short shell commands; raise them for builds or data work
 /// (a compiler needs more address space and CPU time).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// CPU seconds per process (`RLIMIT_CPU`).
     pub cpu_seconds: u64,
@@ -86,6 +87,43 @@ pub struct Limits {
     pub open_files: u64,
     /// Processes (and threads) alive at once in the whole sandbox.
     pub processes: u64,
+}
+
+impl Limits {
+    /// Sets [`cpu_seconds`](Self::cpu_seconds).
+    #[must_use]
+    pub fn with_cpu_seconds(mut self, cpu_seconds: u64) -> Self {
+        self.cpu_seconds = cpu_seconds;
+        self
+    }
+
+    /// Sets [`address_space_bytes`](Self::address_space_bytes).
+    #[must_use]
+    pub fn with_address_space_bytes(mut self, address_space_bytes: u64) -> Self {
+        self.address_space_bytes = address_space_bytes;
+        self
+    }
+
+    /// Sets [`file_size_bytes`](Self::file_size_bytes).
+    #[must_use]
+    pub fn with_file_size_bytes(mut self, file_size_bytes: u64) -> Self {
+        self.file_size_bytes = file_size_bytes;
+        self
+    }
+
+    /// Sets [`open_files`](Self::open_files).
+    #[must_use]
+    pub fn with_open_files(mut self, open_files: u64) -> Self {
+        self.open_files = open_files;
+        self
+    }
+
+    /// Sets [`processes`](Self::processes).
+    #[must_use]
+    pub fn with_processes(mut self, processes: u64) -> Self {
+        self.processes = processes;
+        self
+    }
 }
 
 impl Default for Limits {

@@ -105,28 +105,28 @@ impl Default for WasmLimits {
 impl WasmLimits {
     /// Sets [`memory_bytes`](Self::memory_bytes).
     #[must_use]
-    pub fn memory_bytes(mut self, bytes: u64) -> Self {
+    pub fn with_memory_bytes(mut self, bytes: u64) -> Self {
         self.memory_bytes = bytes;
         self
     }
 
     /// Sets [`fuel`](Self::fuel).
     #[must_use]
-    pub fn fuel(mut self, fuel: u64) -> Self {
+    pub fn with_fuel(mut self, fuel: u64) -> Self {
         self.fuel = fuel;
         self
     }
 
     /// Sets [`timeout`](Self::timeout).
     #[must_use]
-    pub fn timeout(mut self, timeout: Duration) -> Self {
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
     }
 
     /// Sets [`max_output_bytes`](Self::max_output_bytes).
     #[must_use]
-    pub fn max_output_bytes(mut self, bytes: usize) -> Self {
+    pub fn with_max_output_bytes(mut self, bytes: usize) -> Self {
         self.max_output_bytes = bytes;
         self
     }
@@ -135,11 +135,28 @@ impl WasmLimits {
 /// What the user lets manifests ask for. Nothing by default: fill it from
 /// the user's own settings (command-line flags), never from a manifest.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WasmGrants {
     /// Environment variables a module may ask for (their host values).
     pub env: Vec<String>,
     /// Host folders (and everything below) a module may ask to see.
     pub dirs: Vec<PathBuf>,
+}
+
+impl WasmGrants {
+    /// Sets [`env`](Self::env).
+    #[must_use]
+    pub fn with_env(mut self, env: Vec<String>) -> Self {
+        self.env = env;
+        self
+    }
+
+    /// Sets [`dirs`](Self::dirs).
+    #[must_use]
+    pub fn with_dirs(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.dirs = dirs;
+        self
+    }
 }
 
 /// Why a module could not become a tool (naming the file, when there is

@@ -226,10 +226,7 @@ async fn modules_see_no_environment_and_no_folders_unless_granted() {
         err.contains("environment variable PATH, which is not granted"),
         "{err}"
     );
-    let grants = WasmGrants {
-        env: vec!["PATH".into()],
-        dirs: vec![],
-    };
+    let grants = WasmGrants::default().with_env(vec!["PATH".into()]);
     let err = WasmRuntime::new(WasmLimits::default(), grants.clone())
         .unwrap()
         .tool(asks.clone(), PROBE.as_bytes(), dir.path())
@@ -242,10 +239,7 @@ async fn modules_see_no_environment_and_no_folders_unless_granted() {
     // Granted: the module sees exactly that.
     let granted = WasmRuntime::new(
         WasmLimits::default(),
-        WasmGrants {
-            dirs: vec![dir.path().to_owned()],
-            ..grants
-        },
+        grants.with_dirs(vec![dir.path().to_owned()]),
     )
     .unwrap();
     let tool = granted.tool(asks, PROBE.as_bytes(), dir.path()).unwrap();
@@ -271,7 +265,7 @@ async fn modules_see_no_environment_and_no_folders_unless_granted() {
 
 #[tokio::test]
 async fn a_loop_runs_out_of_fuel_or_time_and_the_next_call_works() {
-    let fuel = runtime(WasmLimits::default().fuel(5_000_000));
+    let fuel = runtime(WasmLimits::default().with_fuel(5_000_000));
     let err = call(&fuel, "spin", SPIN, json!({})).await.unwrap_err();
     assert!(
         err.message().contains("ran out of fuel (5000000 units)"),
@@ -279,8 +273,8 @@ async fn a_loop_runs_out_of_fuel_or_time_and_the_next_call_works() {
     );
     let timed = runtime(
         WasmLimits::default()
-            .fuel(u64::MAX)
-            .timeout(Duration::from_millis(300)),
+            .with_fuel(u64::MAX)
+            .with_timeout(Duration::from_millis(300)),
     );
     let err = call(&timed, "spin", SPIN, json!({})).await.unwrap_err();
     assert_eq!(err.kind(), ToolErrorKind::Timeout, "{err}");
@@ -294,7 +288,7 @@ async fn a_loop_runs_out_of_fuel_or_time_and_the_next_call_works() {
 
 #[tokio::test]
 async fn memory_beyond_the_limit_is_refused() {
-    let limited = runtime(WasmLimits::default().memory_bytes(16 << 20));
+    let limited = runtime(WasmLimits::default().with_memory_bytes(16 << 20));
     let err = call(&limited, "grow", GROW, json!({})).await.unwrap_err();
     assert!(err.message().contains("the limit is 16 MiB"), "{err}");
     let err = call(&limited, "huge", HUGE_MEMORY, json!({}))
@@ -305,7 +299,7 @@ async fn memory_beyond_the_limit_is_refused() {
 
 #[tokio::test]
 async fn traps_floods_garbage_and_failures_are_clear_errors() {
-    let rt = runtime(WasmLimits::default().max_output_bytes(100_000));
+    let rt = runtime(WasmLimits::default().with_max_output_bytes(100_000));
     let err = call(&rt, "trap", TRAP, json!({})).await.unwrap_err();
     assert!(
         err.message().contains("`trap` trapped") && err.message().contains("unreachable"),
@@ -333,7 +327,7 @@ async fn traps_floods_garbage_and_failures_are_clear_errors() {
 
 #[test]
 fn a_manifest_may_lower_limits_but_not_raise_them() {
-    let rt = runtime(WasmLimits::default().fuel(1_000));
+    let rt = runtime(WasmLimits::default().with_fuel(1_000));
     let mut m = manifest("spin");
     m.limits =
         serde_json::from_value(json!({"fuel": 1_000_000_000_000u64, "memory_mb": 1})).unwrap();

@@ -45,17 +45,16 @@ pub struct CallOptions {
 }
 
 impl CallOptions {
-    /// Options with a time limit.
-    pub fn timeout(timeout: Duration) -> Self {
-        CallOptions {
-            timeout: Some(timeout),
-            lenient: false,
-        }
+    /// Sets [`timeout`](Self::timeout).
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
     }
 
     /// Sets [`lenient`](Self::lenient).
     #[must_use]
-    pub fn lenient(mut self, on: bool) -> Self {
+    pub fn with_lenient(mut self, on: bool) -> Self {
         self.lenient = on;
         self
     }

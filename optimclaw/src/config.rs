@@ -25,6 +25,7 @@ const ACCEPTED: &str = "1/0, true/false, on/off, yes/no (any case)";
 /// # Ok::<(), optimclaw::RegistryError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LazyConfig {
     /// Lazy loading on: core tools and `tool_info` are sent, other tools
     /// are listed by name in the note. Off (the default): every tool is sent.
@@ -49,6 +50,22 @@ pub struct LazyConfig {
     pub code_mode: bool,
     /// The limits of each `run_code` program (code mode only).
     pub code_limits: CodeLimits,
+}
+
+impl LazyConfig {
+    /// Sets [`enabled`](Self::enabled).
+    #[must_use]
+    pub fn with_enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+
+    /// Sets [`full_schemas`](Self::full_schemas).
+    #[must_use]
+    pub fn with_full_schemas(mut self, full_schemas: usize) -> Self {
+        self.full_schemas = full_schemas;
+        self
+    }
 }
 
 /// How deferred tools reach the model once `tool_info` found them. Chosen
@@ -158,7 +175,7 @@ impl LazyConfig {
 
     /// Sets the note budget in characters.
     #[must_use]
-    pub fn with_note_budget(mut self, chars: usize) -> Self {
+    pub fn with_note_budget_chars(mut self, chars: usize) -> Self {
         self.note_budget_chars = chars;
         self
     }
@@ -234,6 +251,22 @@ pub struct CodeLimits {
     pub max_code_bytes: usize,
 }
 
+impl CodeLimits {
+    /// Sets [`stack_bytes`](Self::stack_bytes).
+    #[must_use]
+    pub fn with_stack_bytes(mut self, stack_bytes: usize) -> Self {
+        self.stack_bytes = stack_bytes;
+        self
+    }
+
+    /// Sets [`max_code_bytes`](Self::max_code_bytes).
+    #[must_use]
+    pub fn with_max_code_bytes(mut self, max_code_bytes: usize) -> Self {
+        self.max_code_bytes = max_code_bytes;
+        self
+    }
+}
+
 impl Default for CodeLimits {
     fn default() -> Self {
         CodeLimits {
@@ -252,7 +285,7 @@ impl Default for CodeLimits {
 impl CodeLimits {
     /// Sets [`memory_bytes`](Self::memory_bytes).
     #[must_use]
-    pub fn with_memory(mut self, bytes: usize) -> Self {
+    pub fn with_memory_bytes(mut self, bytes: usize) -> Self {
         self.memory_bytes = bytes;
         self
     }

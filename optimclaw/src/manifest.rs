@@ -15,6 +15,7 @@ use crate::tool::{DynamicTool, is_valid_tool_name};
 /// program can call but does not define in Rust (another service's API),
 /// so that they are listed and found like the others.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct ManifestOptions {
     /// Replace characters outside `[A-Za-z0-9_-]` with `_` and cut names to
     /// 64 characters, instead of rejecting such names.
@@ -24,6 +25,29 @@ pub struct ManifestOptions {
     /// Descriptions longer than this many characters are cut (a manifest
     /// is not trusted to fill the prompt).
     pub max_description_chars: usize,
+}
+
+impl ManifestOptions {
+    /// Sets [`sanitize_names`](Self::sanitize_names).
+    #[must_use]
+    pub fn with_sanitize_names(mut self, sanitize_names: bool) -> Self {
+        self.sanitize_names = sanitize_names;
+        self
+    }
+
+    /// Sets [`kind`](Self::kind).
+    #[must_use]
+    pub fn with_kind(mut self, kind: ToolKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Sets [`max_description_chars`](Self::max_description_chars).
+    #[must_use]
+    pub fn with_max_description_chars(mut self, max_description_chars: usize) -> Self {
+        self.max_description_chars = max_description_chars;
+        self
+    }
 }
 
 impl Default for ManifestOptions {

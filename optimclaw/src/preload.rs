@@ -42,6 +42,7 @@ pub const PRELOAD_CLOSE_MAX_CHARS: usize = 1_000;
 
 /// How much a message may carry.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PreloadOptions {
     /// Tools attached to one message at most (default 2). One is attached
     /// when it stands out from the next ([`PRELOAD_MARGIN`]), two when
@@ -59,6 +60,22 @@ pub struct PreloadOptions {
     /// other catalogs it changed nothing (`bench/preload_fit.py`,
     /// docs/benchmarks-history.md §8).
     pub max_chars: usize,
+}
+
+impl PreloadOptions {
+    /// Sets [`max_tools`](Self::max_tools).
+    #[must_use]
+    pub fn with_max_tools(mut self, max_tools: usize) -> Self {
+        self.max_tools = max_tools;
+        self
+    }
+
+    /// Sets [`max_chars`](Self::max_chars).
+    #[must_use]
+    pub fn with_max_chars(mut self, max_chars: usize) -> Self {
+        self.max_chars = max_chars;
+        self
+    }
 }
 
 impl Default for PreloadOptions {

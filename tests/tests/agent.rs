@@ -281,10 +281,10 @@ fn system_text(body: &Value) -> String {
 
 fn options() -> AgentOptions {
     AgentOptions::default()
-        .preload(None)
-        .system("You are a test assistant.")
-        .retries(3, Duration::from_millis(10), Duration::from_secs(2))
-        .call_timeout(Duration::from_secs(20))
+        .with_preload(None)
+        .with_system("You are a test assistant.")
+        .with_retries(3, Duration::from_millis(10), Duration::from_secs(2))
+        .with_call_timeout(Duration::from_secs(20))
 }
 
 fn agent(replay: &Replay, format: WireFormat, options: AgentOptions) -> Agent {
@@ -598,7 +598,7 @@ async fn openai_step_limit_keeps_the_conversation_for_the_next_message() {
     let mut agent = agent(
         &replay,
         WireFormat::OpenAiChat,
-        options().max_steps(3).stop_when_stuck(false),
+        options().with_max_steps(3).with_stop_when_stuck(false),
     );
     let err = agent.send("Loop").await.unwrap_err();
     assert!(matches!(err, AgentError::StepLimit { steps: 3 }), "{err:?}");
@@ -650,7 +650,7 @@ async fn openai_search_guard_stops_a_search_loop_and_counts_it() {
         search("s7", "teleport again"),
         openai_text("I cannot teleport anyone; Oslo is sunny."),
     ]);
-    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().max_steps(12));
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().with_max_steps(12));
     let reply = agent.send("Teleport me to Oslo").await.unwrap();
     assert_eq!(reply.text, "I cannot teleport anyone; Oslo is sunny.");
     let seen = replay.seen();
@@ -721,7 +721,7 @@ async fn the_search_guard_can_be_turned_off_and_resets_per_message() {
     let mut script: Vec<Canned> = (0..5).map(|i| search(&format!("s{i}"))).collect();
     script.push(openai_text("No teleporter."));
     let replay = replay(script);
-    let mut unguarded = agent(&replay, WireFormat::OpenAiChat, options().max_searches(0));
+    let mut unguarded = agent(&replay, WireFormat::OpenAiChat, options().with_max_searches(0));
     unguarded.send("Teleport me").await.unwrap();
     assert!(unguarded.usage().iter().all(|u| u.searches_refused == 0));
     assert_eq!(
@@ -731,7 +731,7 @@ async fn the_search_guard_can_be_turned_off_and_resets_per_message() {
 
     // With the guard at 2: two searches, then a new message, two more run.
     let replay = replay_with_two_messages();
-    let mut guarded = agent(&replay, WireFormat::OpenAiChat, options().max_searches(2));
+    let mut guarded = agent(&replay, WireFormat::OpenAiChat, options().with_max_searches(2));
     guarded.send("Teleport me").await.unwrap();
     guarded.send("Try once more").await.unwrap();
     assert!(guarded.usage().iter().all(|u| u.searches_refused == 0));
@@ -868,7 +868,7 @@ async fn anthropic_step_limit_then_a_new_message_merges_with_the_results() {
     let mut agent = agent(
         &replay,
         WireFormat::AnthropicMessages,
-        options().max_steps(1),
+        options().with_max_steps(1),
     );
     assert!(matches!(
         agent.send("Go").await,
@@ -902,7 +902,7 @@ async fn anthropic_native_deferral_sends_every_tool_deferred_and_replays_search_
     let mut agent = agent(
         &replay,
         WireFormat::AnthropicMessages,
-        options().native_deferral(true),
+        options().with_native_deferral(true),
     );
     assert_eq!(
         agent.send("Weather in Lima?").await.unwrap().text,
@@ -970,7 +970,7 @@ async fn openai_strict_mode_sends_strict_tools_and_nulls_mean_absent() {
         )]),
         openai_text("Done."),
     ]);
-    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().strict(true));
+    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().with_strict(true));
     agent.send("Find the weather tool.").await.unwrap();
     let seen = replay.seen();
     let tool_info = seen[0].body["tools"]
@@ -1000,7 +1000,7 @@ async fn openai_strict_mode_sends_strict_tools_and_nulls_mean_absent() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reply_too_large_is_refused_not_buffered() {
     let replay = replay(vec![status(200, &" ".repeat(33 << 20))]);
-    let options = options().retries(0, Duration::from_millis(10), Duration::from_secs(1));
+    let options = options().with_retries(0, Duration::from_millis(10), Duration::from_secs(1));
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options);
     let err = agent.send("Hi").await.unwrap_err();
     assert!(err.to_string().contains("larger than 32 MiB"), "{err}");
@@ -1077,9 +1077,9 @@ async fn compaction_leaves_old_exchanges_out_keeps_the_transcript_and_attaches_a
         anthropic_text("Sunny in Rome."),
     ]);
     let options = options()
-        .strategy(LoadStrategy::Bridge)
-        .preload(Some(optimclaw::preload::PreloadOptions::default()))
-        .compaction(Some(optimclaw_agent::Compaction::new(500, 250)));
+        .with_strategy(LoadStrategy::Bridge)
+        .with_preload(Some(optimclaw::preload::PreloadOptions::default()))
+        .with_compaction(Some(optimclaw_agent::Compaction::new(500, 250)));
     let mut agent = agent(&replay, WireFormat::AnthropicMessages, options);
     agent
         .send("What is the weather forecast in Paris?")
@@ -1151,7 +1151,7 @@ async fn compaction_under_append_keeps_loaded_tools_in_the_tools_array() {
         openai_text("The guild kept the lights."),
         openai_text("And kept them well."),
     ]);
-    let options = options().compaction(Some(optimclaw_agent::Compaction::new(400, 250)));
+    let options = options().with_compaction(Some(optimclaw_agent::Compaction::new(400, 250)));
     let mut agent = agent(&replay, WireFormat::OpenAiChat, options);
     agent.send("Weather in Oslo?").await.unwrap();
     agent.send(&story).await.unwrap();

@@ -152,7 +152,7 @@ fn agent_with(
     let model = ModelConfig::new(format, base, "claude-sonnet-4-5")
         .with_api_key(ApiKey::new("k"))
         .with_first_party(true);
-    let options = options.retries(2, Duration::from_millis(5), Duration::from_secs(1));
+    let options = options.with_retries(2, Duration::from_millis(5), Duration::from_secs(1));
     Agent::new(Session::with_lazy(registry(), lazy), model, options).unwrap()
 }
 
@@ -357,7 +357,7 @@ async fn a_deferred_tool_never_carries_cache_control_and_the_ttl_and_forms_are_k
         anthropic_text("Hi.", json!({"input_tokens": 1, "output_tokens": 1})),
     ]);
     let native = LazyConfig::lazy().with_strategy(LoadStrategy::Native);
-    let hour = AgentOptions::default().cache(PromptCache::Breakpoints, CacheTtl::OneHour);
+    let hour = AgentOptions::default().with_cache(PromptCache::Breakpoints, CacheTtl::OneHour);
     let mut a = agent_with(&end, WireFormat::AnthropicMessages, hour, native.clone());
     a.send("hello").await.unwrap();
     let body = &end.seen()[0];
@@ -368,13 +368,13 @@ async fn a_deferred_tool_never_carries_cache_control_and_the_ttl_and_forms_are_k
     }
     assert!(markers(body) <= 4);
     assert_eq!(body["system"][0]["cache_control"]["ttl"], "1h");
-    let auto = AgentOptions::default().cache(PromptCache::Automatic, CacheTtl::FiveMinutes);
+    let auto = AgentOptions::default().with_cache(PromptCache::Automatic, CacheTtl::FiveMinutes);
     let mut a = agent_with(&end, WireFormat::AnthropicMessages, auto, native.clone());
     a.send("hello").await.unwrap();
     let body = &end.seen()[1];
     assert_eq!(markers(body), 1);
     assert_eq!(body["cache_control"], json!({"type": "ephemeral"}));
-    let off = AgentOptions::default().cache(PromptCache::Off, CacheTtl::FiveMinutes);
+    let off = AgentOptions::default().with_cache(PromptCache::Off, CacheTtl::FiveMinutes);
     let mut a = agent_with(&end, WireFormat::AnthropicMessages, off, native);
     a.send("hello").await.unwrap();
     assert_eq!(markers(&end.seen()[2]), 0);
@@ -386,7 +386,7 @@ async fn openai_gets_the_prompt_cache_key_and_reports_cached_tokens() {
         "Hi.",
         json!({"prompt_tokens": 2000, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 1536}}),
     )]);
-    let options = AgentOptions::default().prompt_cache_key("user-42");
+    let options = AgentOptions::default().with_prompt_cache_key("user-42");
     let mut agent = agent(&end, WireFormat::OpenAiChat, options);
     agent.send("hello").await.unwrap();
     assert_eq!(end.seen()[0]["prompt_cache_key"], "user-42");
@@ -456,7 +456,7 @@ async fn openai_streams_text_as_deltas_and_assembles_interleaved_calls() {
     let mut agent = agent(
         &end,
         WireFormat::OpenAiChat,
-        AgentOptions::default().stream(true).preload(None),
+        AgentOptions::default().with_stream(true).with_preload(None),
     );
     let mut shown = String::new();
     let mut results = Vec::new();
@@ -559,7 +559,7 @@ async fn anthropic_streams_and_a_stream_cut_mid_way_is_retried_before_any_tool_r
     let mut agent = agent(
         &end,
         WireFormat::AnthropicMessages,
-        AgentOptions::default().stream(true).preload(None),
+        AgentOptions::default().with_stream(true).with_preload(None),
     );
     let mut retries = Vec::new();
     let reply = agent
@@ -592,7 +592,7 @@ async fn a_malformed_event_is_retried_and_an_error_event_ends_with_its_message()
     let mut retried = agent(
         &end,
         WireFormat::OpenAiChat,
-        AgentOptions::default().stream(true).preload(None),
+        AgentOptions::default().with_stream(true).with_preload(None),
     );
     assert_eq!(retried.send("hi").await.unwrap().text, "Sunny in both.");
 
@@ -604,7 +604,7 @@ async fn a_malformed_event_is_retried_and_an_error_event_ends_with_its_message()
     let mut refused = agent(
         &end,
         WireFormat::AnthropicMessages,
-        AgentOptions::default().stream(true).preload(None),
+        AgentOptions::default().with_stream(true).with_preload(None),
     );
     let err = refused.send("hi").await.unwrap_err();
     assert!(matches!(err, AgentError::Rejected { .. }), "{err}");
@@ -618,9 +618,9 @@ async fn a_stalled_stream_ends_in_a_clear_error_not_a_hang() {
     let stall = || Answer::Stall(first.to_owned(), Duration::from_secs(3));
     let end = endpoint(vec![stall(), stall(), stall()]);
     let options = AgentOptions::default()
-        .stream(true)
-        .preload(None)
-        .stream_idle_timeout(Duration::from_millis(200));
+        .with_stream(true)
+        .with_preload(None)
+        .with_stream_idle_timeout(Duration::from_millis(200));
     let mut agent = agent(&end, WireFormat::AnthropicMessages, options);
     let started = std::time::Instant::now();
     let err = agent.send("hi").await.unwrap_err();

@@ -491,10 +491,7 @@ fn bad_manifests() {
         err.len() < 4_000,
         "a 10,000-character name is cut in the message"
     );
-    let sanitised = ManifestOptions {
-        sanitize_names: true,
-        ..ManifestOptions::default()
-    };
+    let sanitised = ManifestOptions::default().with_sanitize_names(true);
     let text = json!({"tools": [{"name": long}, {"name": "???"}]}).to_string();
     let err = parse_manifest(&text, "x.json", &sanitised)
         .unwrap_err()

@@ -77,10 +77,7 @@ fn dialects_place_examples_where_they_belong() {
     ] {
         let plain = tool_spec(tool, dialect).unwrap().to_string();
         assert!(!plain.contains("Chez Nous"), "{dialect}: {plain}");
-        let options = RenderOptions {
-            examples_in_description: true,
-            ..RenderOptions::default()
-        };
+        let options = RenderOptions::default().with_examples_in_description(true);
         let with = tool_spec_with(tool, dialect, options).unwrap();
         let description = with
             .get("function")
@@ -92,10 +89,7 @@ fn dialects_place_examples_where_they_belong() {
         );
     }
     let session = Session::with_lazy(registry.clone(), LazyConfig::eager());
-    let options = RenderOptions {
-        examples_in_description: true,
-        ..RenderOptions::default()
-    };
+    let options = RenderOptions::default().with_examples_in_description(true);
     let text = session.render(Dialect::Text, options);
     assert!(text.system.unwrap().contains("Example: {\"guests\":4"));
     let text = session.render(Dialect::Text, RenderOptions::default());

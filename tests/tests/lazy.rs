@@ -219,7 +219,7 @@ fn large_catalogs_are_grouped_and_grouped_tools_are_still_found() {
     .unwrap();
     let budget = 1_500;
     let registry = Registry::builder()
-        .lazy(append().with_note_budget(budget))
+        .lazy(append().with_note_budget_chars(budget))
         .tools(mcp)
         .build()
         .unwrap();
@@ -538,10 +538,7 @@ fn manifest_names_are_checked_or_sanitised_on_request() {
         "{err}"
     );
 
-    let sanitised = ManifestOptions {
-        sanitize_names: true,
-        ..ManifestOptions::default()
-    };
+    let sanitised = ManifestOptions::default().with_sanitize_names(true);
     let text = r#"{"tools": [{"name": "has.dot", "description": "Bad name."}]}"#;
     let tools = parse_manifest(text, "test.json", &sanitised).unwrap();
     assert_eq!(tools[0].name(), "has_dot");

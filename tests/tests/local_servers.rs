@@ -177,7 +177,7 @@ fn registry(calls: Arc<Mutex<Vec<(String, Value)>>>) -> Registry {
 
 fn agent(local: &Local, options: AgentOptions, calls: &Arc<Mutex<Vec<(String, Value)>>>) -> Agent {
     let model = ModelConfig::new(WireFormat::OpenAiChat, local.base.clone(), "qwen2.5-coder");
-    let options = options.retries(4, Duration::from_millis(5), Duration::from_millis(50));
+    let options = options.with_retries(4, Duration::from_millis(5), Duration::from_millis(50));
     Agent::new(Session::new(registry(Arc::clone(calls))), model, options).unwrap()
 }
 
@@ -280,7 +280,7 @@ async fn a_refused_call_is_asked_again_with_the_tools_in_the_system_prompt() {
         ],
     );
     let log = calls();
-    let mut agent = agent(&local, AgentOptions::default().preload(None), &log);
+    let mut agent = agent(&local, AgentOptions::default().with_preload(None), &log);
     let reply = agent.send("What is (17 + 25) * 3?").await.unwrap();
     assert_eq!(reply.text, "126");
     assert_eq!(local.refused.load(Ordering::SeqCst), 1);
@@ -348,7 +348,7 @@ async fn text_calls_run_a_whole_conversation_without_a_tools_field() {
         ],
     );
     let log = calls();
-    let options = AgentOptions::default().tool_calls(ToolCalls::Text);
+    let options = AgentOptions::default().with_tool_calls(ToolCalls::Text);
     let mut agent = agent(&local, options, &log);
     let reply = agent
         .send("Encode the text 'hello world' as base64.")
@@ -396,7 +396,7 @@ async fn a_plain_500_is_sent_twice_not_five_times() {
     });
     let model = ModelConfig::new(WireFormat::OpenAiChat, base, "m");
     let options =
-        AgentOptions::default().retries(4, Duration::from_millis(5), Duration::from_millis(50));
+        AgentOptions::default().with_retries(4, Duration::from_millis(5), Duration::from_millis(50));
     let mut agent = Agent::new(Session::new(registry(calls())), model, options).unwrap();
     let err = agent.send("hi").await.unwrap_err();
     assert!(

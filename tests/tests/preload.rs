@@ -76,10 +76,7 @@ fn a_close_pair_of_short_schemas_goes_together() {
     got.sort();
     assert_eq!(got, ["area_of_circle", "circle_area"]);
     // Room for one only: a coin flip between the two is not attached.
-    let one = PreloadOptions {
-        max_tools: 1,
-        ..PreloadOptions::default()
-    };
+    let one = PreloadOptions::default().with_max_tools(1);
     assert!(attached(&registry, CLOSE, &one).is_empty());
 }
 
@@ -134,9 +131,6 @@ fn a_schema_longer_than_a_message_may_carry_is_left_out() {
         "a long schema is left to tool_info"
     );
     // A user who would rather pay for it raises the cap.
-    let roomy = PreloadOptions {
-        max_chars: 20_000,
-        ..options
-    };
+    let roomy = options.clone().with_max_chars(20_000);
     assert_eq!(attached(&registry, message, &roomy), ["base64_encode"]);
 }

@@ -224,10 +224,7 @@ fn gemini_gets_the_openapi_subset() {
 fn anthropic_and_openai_responses_can_use_native_deferral() {
     let registry = registry(LazyConfig::lazy());
     let session = Session::new(registry.clone());
-    let native = RenderOptions {
-        native_deferral: true,
-        ..RenderOptions::default()
-    };
+    let native = RenderOptions::default().with_native_deferral(true);
     let anthropic = session.prompt().render(Dialect::Anthropic, native);
     let names: Vec<&str> = anthropic
         .tools

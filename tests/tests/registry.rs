@@ -64,7 +64,7 @@ async fn a_call_that_never_returns_times_out() {
             "hang",
             json!({}),
             &ToolContext::new(),
-            CallOptions::timeout(Duration::from_millis(20)),
+            CallOptions::default().with_timeout(Duration::from_millis(20)),
         )
         .await
         .unwrap_err();

@@ -275,10 +275,7 @@ fn an_embedder_failure_fails_the_build_or_falls_back_per_query() {
     let err = Registry::builder()
         .without_linked()
         .tools(tools())
-        .semantic(SemanticConfig {
-            cache: None,
-            ..SemanticConfig::new(broken)
-        })
+        .semantic(SemanticConfig::new(broken).with_cache(None))
         .build()
         .unwrap_err();
     assert!(

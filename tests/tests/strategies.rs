@@ -333,10 +333,7 @@ async fn every_strategy_in_every_dialect_is_written_for_the_sdks() {
             entry.as_array_mut().unwrap().extend(rendered.tools);
         }
         // Anthropic's programmatic tool calling, beside ours.
-        let options = RenderOptions {
-            programmatic: true,
-            ..RenderOptions::default()
-        };
+        let options = RenderOptions::default().with_programmatic(true);
         let rendered = session.render(Dialect::Anthropic, options);
         assert!(
             rendered

@@ -228,9 +228,9 @@ async fn conversation(
         .with_first_party(true);
     let session = Session::with_lazy(registry.clone(), setup.lazy.clone());
     let options = AgentOptions::default()
-        .preload(setup.preload.then(PreloadOptions::default))
-        .cache(PromptCache::Breakpoints, CacheTtl::FiveMinutes)
-        .code_mode(setup.lazy.code_mode);
+        .with_preload(setup.preload.then(PreloadOptions::default))
+        .with_cache(PromptCache::Breakpoints, CacheTtl::FiveMinutes)
+        .with_code_mode(setup.lazy.code_mode);
     let mut agent = Agent::new(session, model, options)
         .expect("agent")
         .context(ctx.clone());

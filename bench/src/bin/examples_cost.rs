@@ -51,10 +51,7 @@ fn main() {
     );
     println!("| dialect | eager without | eager with | added | lazy without | lazy with | added |");
     println!("|---|---|---|---|---|---|---|");
-    let opt_in = RenderOptions {
-        examples_in_description: true,
-        ..RenderOptions::default()
-    };
+    let opt_in = RenderOptions::default().with_examples_in_description(true);
     for dialect in Dialect::ALL {
         if dialect == Dialect::Text {
             continue;

@@ -41,7 +41,7 @@ fn row(name: &str, extra: Vec<DynamicTool>) -> Row {
         eager[i] = measure(&registry, &LazyConfig::eager(), enc).total();
         lazy[i] = measure(&registry, &LazyConfig::lazy(), enc).total();
     }
-    let flat = LazyConfig::lazy().with_note_budget(usize::MAX);
+    let flat = LazyConfig::lazy().with_note_budget_chars(usize::MAX);
     let note_flat = measure(&registry, &flat, Encoding::O200kBase).note;
     let note_grouped = measure(&registry, &LazyConfig::lazy(), Encoding::O200kBase).note;
     Row {

@@ -97,24 +97,24 @@ impl ChatSettings {
     pub fn agent(&self, registry: Registry, ctx: ToolContext) -> Result<Agent, String> {
         let session = Session::with_lazy(registry, self.lazy.clone());
         let options = AgentOptions::default()
-            .system(SYSTEM)
-            .max_steps(self.max_steps)
-            .max_searches(self.max_searches)
-            .native_deferral(self.native_deferral)
-            .strict(self.strict)
-            .preload(self.preload.then(PreloadOptions::default))
-            .cache(self.cache, self.cache_ttl)
-            .stream(self.stream)
-            .code_mode(self.lazy.code_mode)
-            .compaction(self.compaction)
-            .list_loaded(self.list_loaded)
-            .tool_calls(if self.text_tools {
+            .with_system(SYSTEM)
+            .with_max_steps(self.max_steps)
+            .with_max_searches(self.max_searches)
+            .with_native_deferral(self.native_deferral)
+            .with_strict(self.strict)
+            .with_preload(self.preload.then(PreloadOptions::default))
+            .with_cache(self.cache, self.cache_ttl)
+            .with_stream(self.stream)
+            .with_code_mode(self.lazy.code_mode)
+            .with_compaction(self.compaction)
+            .with_list_loaded(self.list_loaded)
+            .with_tool_calls(if self.text_tools {
                 ToolCalls::Text
             } else {
                 ToolCalls::Native
             });
         let options = match &self.prompt_cache_key {
-            Some(key) => options.prompt_cache_key(key.clone()),
+            Some(key) => options.with_prompt_cache_key(key.clone()),
             None => options,
         };
         Ok(Agent::new(session, self.model.clone(), options)

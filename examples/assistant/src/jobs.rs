@@ -348,7 +348,7 @@ impl JobRunner {
                     .clone()
                     .unwrap_or(Value::Object(serde_json::Map::new()));
                 registry
-                    .call_with(tool, args, &ctx, CallOptions::timeout(limit))
+                    .call_with(tool, args, &ctx, CallOptions::default().with_timeout(limit))
                     .await
                     .map_err(|e| {
                         let status = match e.kind() {

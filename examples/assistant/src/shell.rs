@@ -55,12 +55,9 @@ pub fn sandbox(app: &App, limit: Duration) -> Sandbox {
     Sandbox::new()
         .read_write(app.workspace.root())
         .allow_network(app.config.shell_network)
-        .limits(Limits {
-            // The wall-clock limit ends the command first; CPU time is a
-            // second bound for what it leaves spinning.
-            cpu_seconds: limit.as_secs() + 5,
-            ..Limits::default()
-        })
+        // The wall-clock limit ends the command first; CPU time is a
+        // second bound for what it leaves spinning.
+        .limits(Limits::default().with_cpu_seconds(limit.as_secs() + 5))
 }
 
 /// A started command: sandboxed, or (when the user opted out) only in its

@@ -133,10 +133,7 @@ async fn server_everything_is_imported_found_and_called() {
 #[tokio::test]
 #[ignore = "needs Python with the mcp SDK; run by .ci/run"]
 async fn a_server_that_dies_or_hangs_fails_the_call_and_is_restarted() {
-    let options = McpClientOptions {
-        call_timeout: Duration::from_secs(2),
-        ..McpClientOptions::default()
-    };
+    let options = McpClientOptions::default().with_call_timeout(Duration::from_secs(2));
     let client = McpClient::connect("faulty", fault_server(), options)
         .await
         .unwrap();
@@ -188,10 +185,7 @@ async fn a_server_that_dies_or_hangs_fails_the_call_and_is_restarted() {
 #[tokio::test]
 #[ignore = "needs Python with the mcp SDK; run by .ci/run"]
 async fn malformed_frames_unknown_tools_and_list_changed() {
-    let options = McpClientOptions {
-        call_timeout: Duration::from_secs(3),
-        ..McpClientOptions::default()
-    };
+    let options = McpClientOptions::default().with_call_timeout(Duration::from_secs(3));
     let client = McpClient::connect("faulty", fault_server(), options)
         .await
         .unwrap();

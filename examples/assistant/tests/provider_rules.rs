@@ -25,10 +25,7 @@ fn root() -> PathBuf {
 }
 
 fn manifest(path: &Path) -> Registry {
-    let options = ManifestOptions {
-        sanitize_names: true,
-        ..ManifestOptions::default()
-    };
+    let options = ManifestOptions::default().with_sanitize_names(true);
     let tools = load_manifest(path, &options).unwrap_or_else(|e| panic!("{e}"));
     Registry::builder()
         .without_linked()

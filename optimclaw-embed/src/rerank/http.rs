@@ -96,24 +96,27 @@ impl Endpoint {
         if let Some(key) = &self.key {
             request = request.header("authorization", &format!("Bearer {key}"));
         }
-        let mut response = request
-            .send_json(body)
-            .map_err(|e| RerankError::new(format!("reranking request to {url} failed: {e}")))?;
+        let mut response = request.send_json(body).map_err(|e| {
+            RerankError::with_source(format!("reranking request to {url} failed: {e}"), e)
+        })?;
         let status = response.status();
         let text = response
             .body_mut()
             .with_config()
             .limit(16 * 1024 * 1024)
             .read_to_string()
-            .map_err(|e| RerankError::new(format!("reading the answer of {url}: {e}")))?;
+            .map_err(|e| {
+                RerankError::with_source(format!("reading the answer of {url}: {e}"), e)
+            })?;
         if !status.is_success() {
             let excerpt: String = text.chars().take(300).collect();
             return Err(RerankError::new(format!(
                 "{url} answered {status}: {excerpt}"
             )));
         }
-        serde_json::from_str(&text)
-            .map_err(|e| RerankError::new(format!("the answer of {url} is not JSON: {e}")))
+        serde_json::from_str(&text).map_err(|e| {
+            RerankError::with_source(format!("the answer of {url} is not JSON: {e}"), e)
+        })
     }
 }
 

@@ -22,6 +22,7 @@ pub const POOL: usize = 50;
 /// `CATALOG_VECTORS` prints its curve on every dev catalog. See
 /// [`Embedder`](super::Embedder) for an example.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct SemanticConfig {
     /// Embeds tools and queries.
     pub embedder: Arc<dyn Embedder>,
@@ -47,6 +48,50 @@ pub struct SemanticConfig {
     ///
     /// [`CosineSpread`]: super::CosineSpread
     pub strong_spread: f32,
+}
+
+impl SemanticConfig {
+    /// Sets [`embedder`](Self::embedder).
+    #[must_use]
+    pub fn with_embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
+        self.embedder = embedder;
+        self
+    }
+
+    /// Sets [`cache`](Self::cache) (`None`: vectors are kept nowhere).
+    #[must_use]
+    pub fn with_cache(mut self, cache: Option<EmbeddingCache>) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Sets [`fusion`](Self::fusion).
+    #[must_use]
+    pub fn with_fusion(mut self, fusion: Fusion) -> Self {
+        self.fusion = fusion;
+        self
+    }
+
+    /// Sets [`vector_seats`](Self::vector_seats).
+    #[must_use]
+    pub fn with_vector_seats(mut self, vector_seats: usize) -> Self {
+        self.vector_seats = vector_seats;
+        self
+    }
+
+    /// Sets [`strong_keywords`](Self::strong_keywords).
+    #[must_use]
+    pub fn with_strong_keywords(mut self, strong_keywords: f32) -> Self {
+        self.strong_keywords = strong_keywords;
+        self
+    }
+
+    /// Sets [`strong_spread`](Self::strong_spread).
+    #[must_use]
+    pub fn with_strong_spread(mut self, strong_spread: f32) -> Self {
+        self.strong_spread = strong_spread;
+        self
+    }
 }
 
 impl SemanticConfig {

@@ -152,6 +152,7 @@ pub struct SchemaError {
 /// `examples_in_description` when a model keeps calling a tool wrongly and
 /// its examples would show how.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RenderOptions {
     /// Use the provider's own deferral instead of `tool_info` (Anthropic:
     /// every deferred tool is sent with `defer_loading: true`, plus its
@@ -174,6 +175,30 @@ pub struct RenderOptions {
     /// direct-only.
     pub programmatic: bool,
 }
+
+impl RenderOptions {
+    /// Sets [`native_deferral`](Self::native_deferral).
+    #[must_use]
+    pub fn with_native_deferral(mut self, native_deferral: bool) -> Self {
+        self.native_deferral = native_deferral;
+        self
+    }
+
+    /// Sets [`examples_in_description`](Self::examples_in_description).
+    #[must_use]
+    pub fn with_examples_in_description(mut self, examples_in_description: bool) -> Self {
+        self.examples_in_description = examples_in_description;
+        self
+    }
+
+    /// Sets [`programmatic`](Self::programmatic).
+    #[must_use]
+    pub fn with_programmatic(mut self, programmatic: bool) -> Self {
+        self.programmatic = programmatic;
+        self
+    }
+}
+
 /// A prompt in one dialect: the request's `tools` array and the text for
 /// the system prompt. Put both into the request as they are (see
 /// [`Dialect`] for an example).

@@ -140,6 +140,7 @@ pub trait Reranker: Send + Sync {
 
 /// How a registry reranks ([`RegistryBuilder::reranker`](crate::RegistryBuilder::reranker)).
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct RerankConfig {
     /// The reranker.
     pub reranker: Arc<dyn Reranker>,
@@ -153,6 +154,29 @@ pub struct RerankConfig {
     /// dev catalog through a reranker at `CATALOG_RERANK`; `bench/rerank.sh`
     /// runs it against a stand-in).
     pub strong_score: Option<f32>,
+}
+
+impl RerankConfig {
+    /// Sets [`reranker`](Self::reranker).
+    #[must_use]
+    pub fn with_reranker(mut self, reranker: Arc<dyn Reranker>) -> Self {
+        self.reranker = reranker;
+        self
+    }
+
+    /// Sets [`candidates`](Self::candidates).
+    #[must_use]
+    pub fn with_candidates(mut self, candidates: usize) -> Self {
+        self.candidates = candidates;
+        self
+    }
+
+    /// Sets [`strong_score`](Self::strong_score).
+    #[must_use]
+    pub fn with_strong_score(mut self, strong_score: f32) -> Self {
+        self.strong_score = Some(strong_score);
+        self
+    }
 }
 
 impl RerankConfig {

@@ -227,9 +227,9 @@ async fn conversation(
         .with_first_party(true);
     let session = Session::with_lazy(registry.clone(), setup.lazy.clone());
     let options = AgentOptions::default()
-        .preload(setup.preload.then(PreloadOptions::default))
-        .cache(setup.cache, CacheTtl::FiveMinutes)
-        .compaction(setup.compaction);
+        .with_preload(setup.preload.then(PreloadOptions::default))
+        .with_cache(setup.cache, CacheTtl::FiveMinutes)
+        .with_compaction(setup.compaction);
     let mut agent = Agent::new(session, model, options)
         .expect("agent")
         .context(ToolContext::new());

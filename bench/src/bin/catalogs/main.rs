@@ -92,10 +92,7 @@ fn catalog(dev: &Path, set: &Set) -> Option<Vec<DynamicTool>> {
     if set.catalog == "assistant" {
         return None;
     }
-    let options = ManifestOptions {
-        sanitize_names: true,
-        ..ManifestOptions::default()
-    };
+    let options = ManifestOptions::default().with_sanitize_names(true);
     let path = resolve(dev, &set.catalog);
     let mut manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");

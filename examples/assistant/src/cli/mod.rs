@@ -34,10 +34,7 @@ use serde_json::Value;
 pub fn chosen_mode(eager: bool, lazy: bool, registry: &Registry) -> LazyConfig {
     let own = registry.lazy_config().clone();
     if eager || lazy {
-        LazyConfig {
-            enabled: lazy,
-            ..own
-        }
+        own.with_enabled(lazy)
     } else {
         own
     }

@@ -73,14 +73,11 @@ pub fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Res
     let dialect = dialect(provider)?;
     let mut lazy = LazyConfig::lazy();
     if let Some(b) = budget {
-        lazy = lazy.with_note_budget(b);
+        lazy = lazy.with_note_budget_chars(b);
     }
     let eager = Session::with_lazy(
         registry.clone(),
-        LazyConfig {
-            enabled: false,
-            ..lazy.clone()
-        },
+        lazy.clone().with_enabled(false),
     );
     let lazy_session = Session::with_lazy(registry.clone(), lazy.clone());
     let core = registry.tools().iter().filter(|t| t.is_core()).count();
@@ -191,10 +188,7 @@ pub fn prompt(
     let session = Session::with_lazy(registry, mode);
     let rendered = session.render(
         dialect(provider)?,
-        RenderOptions {
-            native_deferral,
-            ..RenderOptions::default()
-        },
+        RenderOptions::default().with_native_deferral(native_deferral),
     );
     for degraded in &rendered.degraded {
         eprintln!("warning: {degraded}");

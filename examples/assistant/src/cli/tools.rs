@@ -33,11 +33,10 @@ pub fn wasm_tools(
     grant_dirs: &[PathBuf],
 ) -> Result<Vec<DynamicTool>, String> {
     use optimclaw_wasm::{WasmGrants, WasmLimits, WasmRuntime};
-    let grants = WasmGrants {
-        env: grant_env.to_vec(),
-        dirs: grant_dirs.to_vec(),
-    };
-    let runtime = WasmRuntime::new(WasmLimits::default(), grants)?;
+    let grants = WasmGrants::default()
+        .with_env(grant_env.to_vec())
+        .with_dirs(grant_dirs.to_vec());
+    let runtime = WasmRuntime::new(WasmLimits::default(), grants).map_err(|e| e.to_string())?;
     let load = runtime.load_dir(dir);
     for error in &load.errors {
         let hint = if error.message.contains("not granted") {
