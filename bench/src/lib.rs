@@ -48,14 +48,13 @@ pub fn corpus_registry(dir: &Path) -> Registry {
             .split(',')
             .map(|x| x.trim().parse().expect("weights are numbers"))
             .collect();
-        weights = optimclaw::search::Weights {
-            name: v[0],
-            keywords: v[1],
-            description: v[2],
-            param_names: v[3],
-            param_descriptions: v[4],
-            examples: v.get(5).copied().unwrap_or(weights.examples),
-        };
+        weights = weights
+            .with_name(v[0])
+            .with_keywords(v[1])
+            .with_description(v[2])
+            .with_param_names(v[3])
+            .with_param_descriptions(v[4])
+            .with_examples(v.get(5).copied().unwrap_or(weights.examples));
     }
     Registry::builder()
         .search_weights(weights)
@@ -115,4 +114,49 @@ pub fn synthetic(pool: &[optimclaw::DynamicTool], n: usize) -> Vec<optimclaw::Dy
             base.clone().renamed(name)
         })
         .collect()
+}
+
+/// The thresholds the library ships with: the defaults of its option
+/// structs, read from them (so the benches report what users get).
+#[derive(Clone, Copy, Debug)]
+pub struct Shipped {
+    /// [`optimclaw::RegistryBuilder::strong_match`]'s default.
+    pub strong_match: f32,
+    /// [`optimclaw::embed::SemanticConfig::strong_keywords`]'s default.
+    pub strong_keywords: f32,
+    /// [`optimclaw::embed::SemanticConfig::strong_spread`]'s default.
+    pub strong_spread: f32,
+    /// [`optimclaw::embed::SemanticConfig::vector_seats`]'s default.
+    pub vector_seats: usize,
+    /// [`optimclaw::embed::SemanticConfig::pool`]'s default.
+    pub pool: usize,
+}
+
+/// An embedder that is never called: only to read `SemanticConfig`'s defaults.
+struct NoEmbedder;
+
+impl optimclaw::embed::Embedder for NoEmbedder {
+    fn id(&self) -> &str {
+        "none"
+    }
+
+    fn embed(&self, _texts: &[&str]) -> Result<Vec<Vec<f32>>, optimclaw::embed::EmbedError> {
+        Err(optimclaw::embed::EmbedError::new("not an embedder"))
+    }
+}
+
+/// The shipped thresholds.
+pub fn shipped() -> Shipped {
+    let registry = Registry::builder()
+        .without_linked()
+        .build()
+        .expect("an empty registry builds");
+    let semantic = optimclaw::embed::SemanticConfig::new(std::sync::Arc::new(NoEmbedder));
+    Shipped {
+        strong_match: registry.strong_match(),
+        strong_keywords: semantic.strong_keywords,
+        strong_spread: semantic.strong_spread,
+        vector_seats: semantic.vector_seats,
+        pool: semantic.pool,
+    }
 }

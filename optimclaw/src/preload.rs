@@ -15,12 +15,12 @@ use crate::tool::{CALL_TOOL, TOOL_INFO};
 
 /// How far the best keyword hit must stand out from the next one (its
 /// score over the next's) to be attached. With strength at
-/// [`STRONG_MATCH`](crate::search::STRONG_MATCH) and one tool a message,
+/// [`Registry::strong_match`](crate::Registry::strong_match) and one tool a message,
 /// the rule that paid best in the worst of eight dev catalogs: a right
 /// attachment saves a `tool_info` round trip (about 1,300 input-token
 /// units under caching), a wrong one costs its schema for the rest of the
 /// conversation (about 300). docs/benchmarks-history.md §8.
-pub const PRELOAD_MARGIN: f32 = 1.1;
+pub(crate) const PRELOAD_MARGIN: f32 = 1.1;
 
 /// When the best keyword hit does not stand out, the two best are both
 /// attached if the second is at least this strong (the first is strong):
@@ -30,7 +30,7 @@ pub const PRELOAD_MARGIN: f32 = 1.1;
 /// seven (mcp-short 0.68 → 0.90, bfcl-short 0.69 → 0.83); the value of
 /// attaching, with a wrong schema priced by its length, rose on six and
 /// fell on bfcl-short (`bench/preload_fit.py`, docs/benchmarks-history.md §8).
-pub const PRELOAD_CLOSE_SECOND: f32 = 0.2;
+pub(crate) const PRELOAD_CLOSE_SECOND: f32 = 0.2;
 
 /// Longest schema (characters) of a close pair: when either is longer, the
 /// pair is not attached. A wrong schema is read again by every later
@@ -38,15 +38,19 @@ pub const PRELOAD_CLOSE_SECOND: f32 = 0.2;
 /// what a right one saves (a `tool_info` round trip). On a 578-tool
 /// catalog a two-word match paired two schemas of 2,800 and 3,800
 /// characters, none of them the one (docs/benchmarks-history.md §8).
-pub const PRELOAD_CLOSE_MAX_CHARS: usize = 1_000;
+pub(crate) const PRELOAD_CLOSE_MAX_CHARS: usize = 1_000;
 
-/// How much a message may carry.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// How much a message may carry, and how sure a match must be to be
+/// attached. The defaults were chosen on the dev catalogs
+/// (docs/benchmarks-history.md §8); change them only with a benchmark of
+/// your own catalog.
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct PreloadOptions {
     /// Tools attached to one message at most (default 2). One is attached
-    /// when it stands out from the next ([`PRELOAD_MARGIN`]), two when
-    /// the best two are close and both strong ([`PRELOAD_CLOSE_SECOND`]);
+    /// when it stands out from the next ([`stand_out`](Self::stand_out)),
+    /// two when the best two are close and both strong
+    /// ([`close_second`](Self::close_second));
     /// on the dev catalogs a second one beside a clear first was more
     /// often wrong than useful.
     pub max_tools: usize,
@@ -60,6 +64,25 @@ pub struct PreloadOptions {
     /// other catalogs it changed nothing (`bench/preload_fit.py`,
     /// docs/benchmarks-history.md §8).
     pub max_chars: usize,
+    /// How far the best keyword hit must stand out from the next one (its
+    /// score over the next's) to be attached alone (default 1.1). With one
+    /// tool a message, the rule that paid best in the worst of eight dev
+    /// catalogs: a right attachment saves a `tool_info` round trip (about
+    /// 1,300 input-token units under caching), a wrong one costs its schema
+    /// for the rest of the conversation (about 300).
+    pub stand_out: f32,
+    /// When the best hit does not stand out, the two best are both attached
+    /// if the second is at least this strong (default 0.2; the first is
+    /// strong): a family of tools (`job_create`, `job_list`, `job_cancel`)
+    /// or near twins, one of which is most often the one. On the eight dev
+    /// catalogs it raised the share of requests whose attachments hold the
+    /// right tool on seven (mcp-short 0.68 → 0.90, bfcl-short 0.69 → 0.83).
+    pub close_second: f32,
+    /// Longest schema (characters) of a close pair: when either is longer,
+    /// the pair is not attached (default 1,000). A wrong schema is read
+    /// again by every later request; on a 578-tool catalog a two-word match
+    /// paired two schemas of 2,800 and 3,800 characters, none the one.
+    pub close_max_chars: usize,
 }
 
 impl PreloadOptions {
@@ -76,6 +99,27 @@ impl PreloadOptions {
         self.max_chars = max_chars;
         self
     }
+
+    /// Sets [`stand_out`](Self::stand_out).
+    #[must_use]
+    pub fn with_stand_out(mut self, stand_out: f32) -> Self {
+        self.stand_out = stand_out;
+        self
+    }
+
+    /// Sets [`close_second`](Self::close_second).
+    #[must_use]
+    pub fn with_close_second(mut self, close_second: f32) -> Self {
+        self.close_second = close_second;
+        self
+    }
+
+    /// Sets [`close_max_chars`](Self::close_max_chars).
+    #[must_use]
+    pub fn with_close_max_chars(mut self, close_max_chars: usize) -> Self {
+        self.close_max_chars = close_max_chars;
+        self
+    }
 }
 
 impl Default for PreloadOptions {
@@ -83,6 +127,9 @@ impl Default for PreloadOptions {
         PreloadOptions {
             max_tools: 2,
             max_chars: 2_000,
+            stand_out: PRELOAD_MARGIN,
+            close_second: PRELOAD_CLOSE_SECOND,
+            close_max_chars: PRELOAD_CLOSE_MAX_CHARS,
         }
     }
 }
@@ -117,8 +164,7 @@ impl Session {
         let mut used = 0;
         // A match the model already has (loaded, or attached before) takes
         // its place: the next hit is a worse match, not a second chance.
-        let (candidates, close) =
-            registry.preload_candidates(message, options.max_tools, self.scope());
+        let (candidates, close) = registry.preload_candidates(message, options, self.scope());
         for i in candidates {
             let tool = &registry.tools()[i];
             let name = tool.name();
@@ -136,7 +182,7 @@ impl Session {
                 json!({"name": name, "description": tool.description(), "parameters": tool.input_schema()})
                     .to_string()
             };
-            if close && line.len() > PRELOAD_CLOSE_MAX_CHARS {
+            if close && line.len() > options.close_max_chars {
                 // A close pair goes together or not at all.
                 return None;
             }

@@ -5,14 +5,14 @@
 use crate::embed::FusedHit;
 use crate::registry::Registry;
 use crate::rerank::{self, Candidate, RerankConfig};
-use crate::search::{Constraints, STRONG_MATCH};
+use crate::search::Constraints;
 
 /// A ranked tool.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Ranked {
     /// Registry index.
     pub(crate) tool: usize,
-    /// Whether it matched well: keyword strength at [`STRONG_MATCH`] or
+    /// Whether it matched well: keyword strength at [`Registry::strong_match`] or
     /// more; with vectors, keyword strength or standardized cosine at the
     /// thresholds of
     /// [`SemanticConfig`](crate::embed::SemanticConfig).
@@ -92,11 +92,7 @@ impl Registry {
     /// The first stage: keywords, fused with vectors when configured.
     fn first_stage(&self, keywords: &str, k: usize, constraints: &Constraints<'_>) -> Ranking {
         let semantic = self.semantic();
-        let pool = if semantic.is_some() {
-            crate::embed::POOL.max(k)
-        } else {
-            k
-        };
+        let pool = semantic.map_or(k, |s| s.config.pool.max(k));
         let lexical = self.search_index().search_with(keywords, pool, constraints);
         let listed = lexical.hits.first().is_some_and(|h| h.score == 0.0);
         let mut ranking = Ranking {
@@ -110,7 +106,7 @@ impl Registry {
                 .take(k)
                 .map(|h| Ranked {
                     tool: h.tool,
-                    strong: !listed && h.strength >= STRONG_MATCH,
+                    strong: !listed && h.strength >= self.strong_match(),
                 })
                 .collect()
         };

@@ -55,6 +55,7 @@ pub struct RegistryBuilder {
     call_timeout: Option<Duration>,
     lazy: Option<LazyConfig>,
     weights: Weights,
+    strong_match: f32,
     semantic: Option<SemanticConfig>,
     rerank: Option<RerankConfig>,
 }
@@ -65,6 +66,19 @@ impl RegistryBuilder {
     #[must_use]
     pub fn lazy(mut self, lazy: LazyConfig) -> Self {
         self.lazy = Some(lazy);
+        self
+    }
+
+    /// Sets the keyword strength ([`Hit::strength`](crate::search::Hit::strength),
+    /// 0 to 1) from which `tool_info` calls a match strong, and below which
+    /// its best hit means "no tool matches" (default 0.12, chosen on eight
+    /// dev catalogs of different shapes so that at most 5 % of the requests
+    /// that have a tool are called "no match" on each;
+    /// docs/benchmarks-history.md §2c). Raise it for fewer false matches,
+    /// lower it for fewer false "no match"; measure with `bash bench/catalogs.sh`.
+    #[must_use]
+    pub fn strong_match(mut self, strength: f32) -> Self {
+        self.strong_match = strength;
         self
     }
 
@@ -240,6 +254,7 @@ impl RegistryBuilder {
                 call_timeout: self.call_timeout,
                 lazy,
                 search,
+                strong_match: self.strong_match,
                 semantic,
                 rerank: self.rerank,
                 bridge: Tool::from_dynamic(bridge_tool()),
@@ -262,6 +277,7 @@ struct Inner {
     call_timeout: Option<Duration>,
     lazy: LazyConfig,
     search: SearchIndex,
+    strong_match: f32,
     semantic: Option<SemanticSearch>,
     rerank: Option<RerankConfig>,
     /// `call_tool`, sent in bridge prompts; not in `tools`.
@@ -303,6 +319,7 @@ impl Registry {
             call_timeout: None,
             lazy: None,
             weights: Weights::default(),
+            strong_match: crate::search::STRONG_MATCH,
             semantic: None,
             rerank: None,
         }
@@ -364,6 +381,12 @@ impl Registry {
     /// [`LoadStrategy::Bridge`]: crate::config::LoadStrategy::Bridge
     pub fn bridge_tool(&self) -> &Tool {
         &self.inner.bridge
+    }
+
+    /// The keyword strength from which `tool_info` calls a match strong
+    /// ([`RegistryBuilder::strong_match`]).
+    pub fn strong_match(&self) -> f32 {
+        self.inner.strong_match
     }
 
     /// The search index (for scores and benchmarks).

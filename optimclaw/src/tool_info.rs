@@ -4,6 +4,7 @@
 use crate::code::declaration;
 use crate::context::ToolContext;
 use crate::error::ToolError;
+use crate::preload::PreloadOptions;
 use crate::query::{ToolQuery, namespace};
 use crate::ranking::Ranking;
 use crate::registry::Registry;
@@ -140,18 +141,18 @@ impl Registry {
     /// The tools to attach to a user's message ([`Session::preload`](crate::Session::preload)),
     /// best first, at most `k`: the ranking's first hit when it is strong
     /// and stands out from the next keyword hit by
-    /// [`PRELOAD_MARGIN`](crate::preload::PRELOAD_MARGIN); the two best
-    /// keyword hits when the first is strong but does not stand out and the
-    /// second is at least
-    /// [`PRELOAD_CLOSE_SECOND`](crate::preload::PRELOAD_CLOSE_SECOND);
+    /// [`PreloadOptions::stand_out`]; the two best keyword hits when the
+    /// first is strong but does not stand out and the second is at least
+    /// [`PreloadOptions::close_second`];
     /// otherwise none. The flag says the tools are such a close pair. The
     /// message is searched as text (no query syntax), cut like any query.
     pub(crate) fn preload_candidates(
         &self,
         message: &str,
-        k: usize,
+        options: &PreloadOptions,
         scope: &ToolScope,
     ) -> (Vec<usize>, bool) {
+        let k = options.max_tools;
         let cut = message.char_indices().nth(MAX_QUERY_CHARS).map(|(i, _)| i);
         let message = cut.map_or(message, |i| &message[..i]);
         if message.trim().is_empty() || k == 0 {
@@ -173,17 +174,14 @@ impl Registry {
         };
         let lexical = self.search_index().search_with(message, 2, &constraints);
         match lexical.hits.first() {
-            Some(top)
-                if top.tool == first.tool
-                    && top.signals.margin < crate::preload::PRELOAD_MARGIN =>
-            {
+            Some(top) if top.tool == first.tool && top.signals.margin < options.stand_out => {
                 // Two close and strong: one of them is most often the one
                 // (docs/benchmarks-history.md §8); a close call alone is not attached.
                 let pair = k >= 2
                     && lexical
                         .hits
                         .get(1)
-                        .is_some_and(|next| next.strength >= crate::preload::PRELOAD_CLOSE_SECOND);
+                        .is_some_and(|next| next.strength >= options.close_second);
                 if pair {
                     (lexical.hits.iter().map(|h| h.tool).collect(), true)
                 } else {

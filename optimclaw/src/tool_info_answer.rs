@@ -44,10 +44,10 @@ pub struct ToolInfoEntry {
 pub enum MatchStrength {
     /// Asked for by its exact name (or `select:`).
     Exact,
-    /// A keyword hit at or above [`STRONG_MATCH`](crate::search::STRONG_MATCH): the query's rare words
+    /// A keyword hit at or above [`Registry::strong_match`](crate::Registry::strong_match): the query's rare words
     /// are in the tool and it stands out from the next hit.
     Strong,
-    /// A keyword hit below [`STRONG_MATCH`](crate::search::STRONG_MATCH): probably not what was asked
+    /// A keyword hit below [`Registry::strong_match`](crate::Registry::strong_match): probably not what was asked
     /// for; listed without its schema.
     Weak,
     /// Listed by a filter alone (`ns:github`, `+term` without other

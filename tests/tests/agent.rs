@@ -650,7 +650,11 @@ async fn openai_search_guard_stops_a_search_loop_and_counts_it() {
         search("s7", "teleport again"),
         openai_text("I cannot teleport anyone; Oslo is sunny."),
     ]);
-    let mut agent = agent(&replay, WireFormat::OpenAiChat, options().with_max_steps(12));
+    let mut agent = agent(
+        &replay,
+        WireFormat::OpenAiChat,
+        options().with_max_steps(12),
+    );
     let reply = agent.send("Teleport me to Oslo").await.unwrap();
     assert_eq!(reply.text, "I cannot teleport anyone; Oslo is sunny.");
     let seen = replay.seen();
@@ -721,7 +725,11 @@ async fn the_search_guard_can_be_turned_off_and_resets_per_message() {
     let mut script: Vec<Canned> = (0..5).map(|i| search(&format!("s{i}"))).collect();
     script.push(openai_text("No teleporter."));
     let replay = replay(script);
-    let mut unguarded = agent(&replay, WireFormat::OpenAiChat, options().with_max_searches(0));
+    let mut unguarded = agent(
+        &replay,
+        WireFormat::OpenAiChat,
+        options().with_max_searches(0),
+    );
     unguarded.send("Teleport me").await.unwrap();
     assert!(unguarded.usage().iter().all(|u| u.searches_refused == 0));
     assert_eq!(
@@ -731,7 +739,11 @@ async fn the_search_guard_can_be_turned_off_and_resets_per_message() {
 
     // With the guard at 2: two searches, then a new message, two more run.
     let replay = replay_with_two_messages();
-    let mut guarded = agent(&replay, WireFormat::OpenAiChat, options().with_max_searches(2));
+    let mut guarded = agent(
+        &replay,
+        WireFormat::OpenAiChat,
+        options().with_max_searches(2),
+    );
     guarded.send("Teleport me").await.unwrap();
     guarded.send("Try once more").await.unwrap();
     assert!(guarded.usage().iter().all(|u| u.searches_refused == 0));

@@ -395,8 +395,11 @@ async fn a_plain_500_is_sent_twice_not_five_times() {
         }
     });
     let model = ModelConfig::new(WireFormat::OpenAiChat, base, "m");
-    let options =
-        AgentOptions::default().with_retries(4, Duration::from_millis(5), Duration::from_millis(50));
+    let options = AgentOptions::default().with_retries(
+        4,
+        Duration::from_millis(5),
+        Duration::from_millis(50),
+    );
     let mut agent = Agent::new(Session::new(registry(calls())), model, options).unwrap();
     let err = agent.send("hi").await.unwrap_err();
     assert!(

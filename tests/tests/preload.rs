@@ -3,7 +3,7 @@
 //! nothing when the best does not stand out otherwise; never a schema
 //! longer than the message may carry; never a tool twice.
 
-use optimclaw::preload::{PRELOAD_CLOSE_MAX_CHARS, PreloadOptions};
+use optimclaw::preload::PreloadOptions;
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session};
 use serde_json::{Value, json};
 
@@ -85,7 +85,7 @@ fn a_close_pair_with_a_long_schema_is_not_attached() {
     // Many parameters make `area_of_circle`'s schema longer than a close
     // pair may carry; the words that match stay the same.
     let long = string_parameters(60);
-    assert!(long.to_string().len() > PRELOAD_CLOSE_MAX_CHARS);
+    assert!(long.to_string().len() > PreloadOptions::default().close_max_chars);
     let registry = catalog(long);
     assert!(
         attached(&registry, CLOSE, &PreloadOptions::default()).is_empty(),

@@ -120,7 +120,7 @@ fn main() {
         for (a, t) in sets.iter().zip(&absent) {
             if let Some(t) = t
                 .as_ref()
-                .filter(|t| t.strength >= optimclaw::search::STRONG_MATCH)
+                .filter(|t| t.strength >= optimclaw_bench::shipped().strong_match)
             {
                 eprintln!(
                     "{} | removed {:?} | top {} ({:.2})",
@@ -171,7 +171,7 @@ fn main() {
     println!("\n| strength threshold | detected (absent) | false no-match (present) |");
     println!("|---|---|---|");
     // Every 0.05, and the shipped threshold wherever it falls.
-    let shipped = optimclaw::search::STRONG_MATCH;
+    let shipped = optimclaw_bench::shipped().strong_match;
     let mut thresholds: Vec<f32> = (6..=24).map(|step| step as f32 * 0.05).collect();
     if !thresholds.iter().any(|t| (t - shipped).abs() < 1e-3) {
         thresholds.push(shipped);

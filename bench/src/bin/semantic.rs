@@ -9,10 +9,9 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use optimclaw::embed::{
-    CosineSpread, Embedder, EmbeddingCache, Fusion, STRONG_KEYWORDS, STRONG_SPREAD, SemanticIndex,
-    VECTOR_SEATS, fuse, seat_vectors,
+    CosineSpread, Embedder, EmbeddingCache, Fusion, SemanticIndex, fuse, seat_vectors,
 };
-use optimclaw::search::{Constraints, STRONG_MATCH};
+use optimclaw::search::Constraints;
 use optimclaw::{Registry, Tool};
 use optimclaw_bench::{corpus_registry, data_dir, load_queries, quality};
 use optimclaw_embed::MiniLm;
@@ -62,6 +61,13 @@ fn median_us(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
+    let optimclaw_bench::Shipped {
+        strong_match,
+        strong_keywords,
+        strong_spread,
+        vector_seats,
+        ..
+    } = optimclaw_bench::shipped();
     let mut args = std::env::args().skip(1);
     let model_dir = args
         .next()
@@ -135,7 +141,7 @@ fn main() {
     fusions.extend([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7].map(|w| Fusion::Weighted { dense: w }));
     fusions.extend([0.4, 0.5, 0.6].map(|w| Fusion::Standing {
         dense: w,
-        full: STRONG_SPREAD,
+        full: strong_spread,
     }));
     for fusion in fusions {
         let label = match fusion {
@@ -175,7 +181,7 @@ fn main() {
                     &seat_vectors(
                         &fused,
                         &dense[i],
-                        std::env::var("SEATS").map_or(VECTOR_SEATS, |s| s.parse().unwrap()),
+                        std::env::var("SEATS").map_or(vector_seats, |s| s.parse().unwrap()),
                         k,
                     ),
                 )
@@ -187,7 +193,7 @@ fn main() {
         quality(&queries, &seated(10)),
     );
     println!(
-        "| default fusion, last {VECTOR_SEATS} places to the vectors' best left out (R@1, R@5 of 5; R@10, MRR@10 of 10) | {:.4} | {:.4} | {:.4} | {:.4} |",
+        "| default fusion, last {vector_seats} places to the vectors' best left out (R@1, R@5 of 5; R@10, MRR@10 of 10) | {:.4} | {:.4} | {:.4} | {:.4} |",
         in5.r1, in5.r5, in10.r10, in10.mrr10
     );
 
@@ -294,23 +300,23 @@ fn main() {
     println!("\n| no match when | detected (absent) | false no-match (present) |");
     println!("|---|---|---|");
     println!(
-        "| keyword strength < {STRONG_MATCH} (shipped without vectors) | {:.1} % | {:.1} % |",
-        rate(&gone, &|x| x.0 < STRONG_MATCH),
-        rate(&present, &|x| x.0 < STRONG_MATCH)
+        "| keyword strength < {strong_match} (shipped without vectors) | {:.1} % | {:.1} % |",
+        rate(&gone, &|x| x.0 < strong_match),
+        rate(&present, &|x| x.0 < strong_match)
     );
-    let shipped = |x: &(f32, f32)| x.0 < STRONG_KEYWORDS && x.1 < STRONG_SPREAD;
+    let shipped = |x: &(f32, f32)| x.0 < strong_keywords && x.1 < strong_spread;
     println!(
-        "| keyword strength < {STRONG_KEYWORDS} and standardized cosine < {STRONG_SPREAD} (shipped with vectors) | {:.1} % | {:.1} % |",
+        "| keyword strength < {strong_keywords} and standardized cosine < {strong_spread} (shipped with vectors) | {:.1} % | {:.1} % |",
         rate(&gone, &shipped),
         rate(&present, &shipped)
     );
     println!(
-        "| strict set, keyword strength < {STRONG_MATCH} (shipped without vectors) | {:.1} % | {:.1} % |",
-        rate(&gone_strict, &|x| x.0 < STRONG_MATCH),
-        rate(&present, &|x| x.0 < STRONG_MATCH)
+        "| strict set, keyword strength < {strong_match} (shipped without vectors) | {:.1} % | {:.1} % |",
+        rate(&gone_strict, &|x| x.0 < strong_match),
+        rate(&present, &|x| x.0 < strong_match)
     );
     println!(
-        "| strict set, keyword strength < {STRONG_KEYWORDS} and standardized cosine < {STRONG_SPREAD} (shipped with vectors) | {:.1} % | {:.1} % |",
+        "| strict set, keyword strength < {strong_keywords} and standardized cosine < {strong_spread} (shipped with vectors) | {:.1} % | {:.1} % |",
         rate(&gone_strict, &shipped),
         rate(&present, &shipped)
     );

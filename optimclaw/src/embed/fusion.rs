@@ -101,7 +101,7 @@ pub fn fuse(
 
 /// The seats [`SemanticConfig::vector_seats`](super::SemanticConfig::vector_seats)
 /// gives by default: two of a five-tool answer.
-pub const VECTOR_SEATS: usize = 2;
+pub(crate) const VECTOR_SEATS: usize = 2;
 
 /// A fused list of at most `k` (registry index, score), best first, whose
 /// last places go to the vector ranking's most confident picks that the

@@ -242,7 +242,7 @@ impl CosineSpread {
 /// stand out to be a strong vector match: the default of
 /// [`SemanticConfig::strong_spread`](super::SemanticConfig::strong_spread),
 /// and where [`Fusion::Standing`](super::Fusion::Standing) gives the vectors their whole weight.
-pub const STRONG_SPREAD: f32 = 6.0;
+pub(crate) const STRONG_SPREAD: f32 = 6.0;
 
 #[cfg(test)]
 mod tests {

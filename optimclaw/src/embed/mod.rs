@@ -23,10 +23,12 @@ mod index;
 mod search;
 
 pub use cache::{EmbeddingCache, check_shape};
-pub use fusion::{Fusion, VECTOR_SEATS, fuse, seat_vectors};
-pub use index::{CosineSpread, STRONG_SPREAD, SemanticIndex, tool_text};
+pub(crate) use fusion::VECTOR_SEATS;
+pub use fusion::{Fusion, fuse, seat_vectors};
+pub(crate) use index::STRONG_SPREAD;
+pub use index::{CosineSpread, SemanticIndex, tool_text};
+pub use search::SemanticConfig;
 pub(crate) use search::{FusedHit, SemanticSearch};
-pub use search::{POOL, STRONG_KEYWORDS, SemanticConfig};
 
 /// Turns texts into vectors whose cosine similarity says how alike they
 /// are. Called with many texts when a registry is built (one per deferred

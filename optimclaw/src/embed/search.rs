@@ -11,7 +11,7 @@ use super::{
 use crate::tool::Tool;
 
 /// Candidates each ranking hands to the fusion.
-pub const POOL: usize = 50;
+pub(crate) const POOL: usize = 50;
 
 /// How a registry searches with vectors
 /// ([`RegistryBuilder::embedder`](crate::RegistryBuilder::embedder)). Give
@@ -48,6 +48,9 @@ pub struct SemanticConfig {
     ///
     /// [`CosineSpread`]: super::CosineSpread
     pub strong_spread: f32,
+    /// How many hits of each ranking the fusion sees (default 50, or
+    /// `max_results` when larger).
+    pub pool: usize,
 }
 
 impl SemanticConfig {
@@ -92,6 +95,13 @@ impl SemanticConfig {
         self.strong_spread = strong_spread;
         self
     }
+
+    /// Sets [`pool`](Self::pool).
+    #[must_use]
+    pub fn with_pool(mut self, pool: usize) -> Self {
+        self.pool = pool;
+        self
+    }
 }
 
 impl SemanticConfig {
@@ -105,6 +115,7 @@ impl SemanticConfig {
             vector_seats: VECTOR_SEATS,
             strong_keywords: STRONG_KEYWORDS,
             strong_spread: STRONG_SPREAD,
+            pool: POOL,
         }
     }
 }
@@ -124,7 +135,7 @@ impl fmt::Debug for SemanticConfig {
 
 /// The default of [`SemanticConfig::strong_keywords`]: the keyword
 /// threshold of searches without vectors.
-pub const STRONG_KEYWORDS: f32 = crate::search::STRONG_MATCH;
+pub(crate) const STRONG_KEYWORDS: f32 = crate::search::STRONG_MATCH;
 
 /// A registry's semantic search: configuration plus the catalog's vectors.
 pub(crate) struct SemanticSearch {
@@ -181,7 +192,9 @@ impl SemanticSearch {
         k: usize,
         keep: &dyn Fn(usize) -> bool,
     ) -> (Vec<FusedHit>, bool) {
-        let (dense, spread) = self.index.rank_and_spread(query, POOL.max(k), Some(keep));
+        let (dense, spread) =
+            self.index
+                .rank_and_spread(query, self.config.pool.max(k), Some(keep));
         let z = self.config.strong_spread;
         // As without vectors, the keyword ranking's best judges the
         // keywords; the vector ranking's best, the vectors.
@@ -190,7 +203,13 @@ impl SemanticSearch {
             .is_some_and(|h| h.2 >= self.config.strong_keywords)
             || dense.first().is_some_and(|h| spread.stands_out(h.1, z));
         let pairs: Vec<(usize, f32)> = lexical.iter().map(|h| (h.0, h.1)).collect();
-        let fused = fuse(&pairs, &dense, &spread, self.config.fusion, POOL.max(k));
+        let fused = fuse(
+            &pairs,
+            &dense,
+            &spread,
+            self.config.fusion,
+            self.config.pool.max(k),
+        );
         let hits = seat_vectors(&fused, &dense, self.config.vector_seats, k)
             .into_iter()
             .map(|(tool, _)| FusedHit {

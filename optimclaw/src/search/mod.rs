@@ -40,6 +40,7 @@ pub use text::{MAX_WORD_CHARS, analyze, split_words};
 /// when your catalog's names say little (generated names, ids), and check
 /// the change with `bash bench/retrieval.sh` on your own queries.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct Weights {
     /// Parts of the tool name (`job_create` → `job`, `create`).
     pub name: f32,
@@ -54,6 +55,50 @@ pub struct Weights {
     /// String values of the tool's example calls (low weight: they often
     /// hold the words users type, but also incidental ones).
     pub examples: f32,
+}
+
+impl Weights {
+    /// Sets [`name`](Self::name).
+    #[must_use]
+    pub fn with_name(mut self, name: f32) -> Self {
+        self.name = name;
+        self
+    }
+
+    /// Sets [`keywords`](Self::keywords).
+    #[must_use]
+    pub fn with_keywords(mut self, keywords: f32) -> Self {
+        self.keywords = keywords;
+        self
+    }
+
+    /// Sets [`description`](Self::description).
+    #[must_use]
+    pub fn with_description(mut self, description: f32) -> Self {
+        self.description = description;
+        self
+    }
+
+    /// Sets [`param_names`](Self::param_names).
+    #[must_use]
+    pub fn with_param_names(mut self, param_names: f32) -> Self {
+        self.param_names = param_names;
+        self
+    }
+
+    /// Sets [`param_descriptions`](Self::param_descriptions).
+    #[must_use]
+    pub fn with_param_descriptions(mut self, param_descriptions: f32) -> Self {
+        self.param_descriptions = param_descriptions;
+        self
+    }
+
+    /// Sets [`examples`](Self::examples).
+    #[must_use]
+    pub fn with_examples(mut self, examples: f32) -> Self {
+        self.examples = examples;
+        self
+    }
 }
 
 impl Default for Weights {
@@ -97,18 +142,19 @@ pub struct Hit {
     pub name_match: f32,
     /// How well the tool matched, from 0 to 1, on one scale for every
     /// catalog and query shape ([`Signals::strength`]); `tool_info` calls a
-    /// hit strong at [`STRONG_MATCH`] or more.
+    /// hit strong at [`Registry::strong_match`](crate::Registry::strong_match) or more.
     pub strength: f32,
     /// What the strength is read from.
     pub signals: Signals,
 }
 
-/// The [`Hit::strength`] from which `tool_info` calls a match strong, and
-/// below which its best hit means "no tool matches". Chosen with the
+/// The default [`Hit::strength`] from which `tool_info` calls a match
+/// strong, and below which its best hit means "no tool matches"
+/// ([`RegistryBuilder::strong_match`](crate::RegistryBuilder::strong_match)). Chosen with the
 /// weights of [`Signals::strength`] on eight dev catalogs of different
 /// shapes (`bash bench/catalogs.sh`, docs/benchmarks-history.md §2c): at most 5 % of
 /// the requests that have a tool called "no match" on every one of them.
-pub const STRONG_MATCH: f32 = 0.12;
+pub(crate) const STRONG_MATCH: f32 = 0.12;
 
 /// The largest margin [`Signals::margin`] reports.
 const MAX_SIGNAL_MARGIN: f32 = 4.0;

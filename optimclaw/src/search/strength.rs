@@ -38,7 +38,7 @@ impl Signals {
     /// rarest: [`Hit::coverage`](super::Hit::coverage)) and these signals:
     /// `0.25 coverage + 0.5 coverage·m + 0.1 share·m + 0.1 min(evidence/2, 1)
     /// + 0.05 name_match`, where `m = min(ln margin, 1)`. `tool_info` calls
-    /// a hit strong at [`STRONG_MATCH`](super::STRONG_MATCH) or more.
+    /// a hit strong at [`Registry::strong_match`](crate::Registry::strong_match) or more.
     pub fn strength(&self, coverage: f32) -> f32 {
         let coverage = coverage.clamp(0.0, 1.0);
         let margin = self.margin.max(1.0).ln().min(1.0);

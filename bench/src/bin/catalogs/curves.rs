@@ -3,8 +3,6 @@
 //! match" on requests with a tool and "no match" detected on requests
 //! needing none, per catalog, the shipped threshold marked.
 
-use optimclaw::search::STRONG_MATCH;
-
 /// A catalog's name and its top strengths: requests with a tool, without.
 pub type Curve = (String, Vec<Option<f32>>, Vec<Option<f32>>);
 
@@ -16,11 +14,12 @@ pub type SpreadCurve = (String, Vec<Option<(f32, f32)>>, Vec<Option<(f32, f32)>>
 /// and the best standardized cosine under z, for several z.
 pub fn spread_curve(curves: &[SpreadCurve]) {
     #[cfg(feature = "minilm")]
-    let shipped = optimclaw::embed::STRONG_SPREAD;
+    let shipped = optimclaw_bench::shipped().strong_spread;
+    let strong_match = optimclaw_bench::shipped().strong_match;
     #[cfg(not(feature = "minilm"))]
     let shipped = f32::NAN;
     println!(
-        "\nfalse no_match / no_match detected with vectors, by standardized cosine (keyword threshold {STRONG_MATCH}):\n"
+        "\nfalse no_match / no_match detected with vectors, by standardized cosine (keyword threshold {strong_match}):\n"
     );
     print!("| standard deviations |");
     for (name, _, _) in curves {
@@ -43,7 +42,7 @@ pub fn spread_curve(curves: &[SpreadCurve]) {
         let below = |xs: &[Option<(f32, f32)>]| {
             pct(
                 xs.iter()
-                    .filter(|x| x.is_none_or(|(s, c)| s < STRONG_MATCH && c < z))
+                    .filter(|x| x.is_none_or(|(s, c)| s < strong_match && c < z))
                     .count(),
                 xs.len(),
             )
@@ -62,9 +61,10 @@ pub fn pct(n: usize, of: usize) -> f64 {
 
 /// "No match" when the top hit's strength is below t, for several t.
 pub fn strength_curve(curves: &[Curve]) {
+    let strong_match = optimclaw_bench::shipped().strong_match;
     let mut thresholds: Vec<f32> = (2..=16).map(|s| s as f32 * 0.025).collect();
-    if !thresholds.iter().any(|t| (t - STRONG_MATCH).abs() < 1e-3) {
-        thresholds.push(STRONG_MATCH);
+    if !thresholds.iter().any(|t| (t - strong_match).abs() < 1e-3) {
+        thresholds.push(strong_match);
         thresholds.sort_by(f32::total_cmp);
     }
     println!("\nfalse no_match / no_match detected, by strength threshold:\n");
@@ -75,7 +75,7 @@ pub fn strength_curve(curves: &[Curve]) {
     println!();
     println!("|---|{}", "---|".repeat(curves.len()));
     for t in thresholds {
-        let mark = if (t - STRONG_MATCH).abs() < 1e-3 {
+        let mark = if (t - strong_match).abs() < 1e-3 {
             " (shipped)"
         } else {
             ""

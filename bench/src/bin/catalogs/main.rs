@@ -119,14 +119,13 @@ fn weights() -> Weights {
         .map(|x| x.trim().parse().expect("CATALOG_WEIGHTS holds six numbers"))
         .collect();
     assert_eq!(w.len(), 6, "CATALOG_WEIGHTS holds six numbers");
-    Weights {
-        name: w[0],
-        keywords: w[1],
-        description: w[2],
-        param_names: w[3],
-        param_descriptions: w[4],
-        examples: w[5],
-    }
+    Weights::default()
+        .with_name(w[0])
+        .with_keywords(w[1])
+        .with_description(w[2])
+        .with_param_names(w[3])
+        .with_param_descriptions(w[4])
+        .with_examples(w[5])
 }
 
 fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>, vectors: &Vectors) -> Registry {
@@ -226,7 +225,7 @@ fn view(
     // catalog for the shipped setting: `z` stands out when it reaches the
     // threshold `spread.threshold(z)`, scaled here to the requested z.
     let top = scored.ranked.first().map(|h| {
-        let wanted = optimclaw::embed::STRONG_SPREAD;
+        let wanted = optimclaw_bench::shipped().strong_spread;
         let scale = wanted / scored.spread.threshold(wanted);
         (strength, scored.spread.standardize(h.1) * scale)
     });

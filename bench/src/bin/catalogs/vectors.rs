@@ -4,17 +4,14 @@
 //! searched with keywords and vectors fused, next to the vectors alone.
 //! `CATALOG_FUSION` sets the fusion (default the shipped one):
 //! `weighted:W` (the vectors' weight W, 0 to 1), `standing:W` (W as far as
-//! the vectors' best stands out, whole at `STRONG_SPREAD` deviations) or
+//! the vectors' best stands out, whole at `optimclaw_bench::shipped().strong_spread` deviations) or
 //! `rrf:K`. `CATALOG_SEATS=N` sets the places given to the vectors' best
-//! that the fusion left out (default the shipped `VECTOR_SEATS`).
+//! that the fusion left out (default the shipped `optimclaw_bench::shipped().vector_seats`).
 
 use std::path::Path;
 use std::sync::Arc;
 
-use optimclaw::embed::{
-    CosineSpread, EmbeddingCache, Fusion, STRONG_SPREAD, SemanticConfig, SemanticIndex,
-    VECTOR_SEATS,
-};
+use optimclaw::embed::{CosineSpread, EmbeddingCache, Fusion, SemanticConfig, SemanticIndex};
 use optimclaw::{Registry, Tool};
 use optimclaw_embed::MiniLm;
 
@@ -28,7 +25,7 @@ fn parse_fusion(text: &str) -> Fusion {
         "weighted" => Fusion::Weighted { dense: number },
         "standing" => Fusion::Standing {
             dense: number,
-            full: STRONG_SPREAD,
+            full: optimclaw_bench::shipped().strong_spread,
         },
         "rrf" => Fusion::Rrf { k: number },
         _ => panic!("CATALOG_FUSION is weighted:W, standing:W or rrf:K, not {text}"),
@@ -68,7 +65,7 @@ impl Vectors {
             fusion,
             seats: std::env::var("CATALOG_SEATS")
                 .ok()
-                .map_or(VECTOR_SEATS, |n| {
+                .map_or(optimclaw_bench::shipped().vector_seats, |n| {
                     n.parse().expect("CATALOG_SEATS is a number of places")
                 }),
         })

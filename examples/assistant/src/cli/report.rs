@@ -75,10 +75,7 @@ pub fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Res
     if let Some(b) = budget {
         lazy = lazy.with_note_budget_chars(b);
     }
-    let eager = Session::with_lazy(
-        registry.clone(),
-        lazy.clone().with_enabled(false),
-    );
+    let eager = Session::with_lazy(registry.clone(), lazy.clone().with_enabled(false));
     let lazy_session = Session::with_lazy(registry.clone(), lazy.clone());
     let core = registry.tools().iter().filter(|t| t.is_core()).count();
     let deferred = registry.len() - core;
