@@ -13,7 +13,10 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// Tokio's clock: the same as the system's, except in tests that pause it.
+use tokio::time::Instant;
 
 use tokio_util::sync::CancellationToken;
 
@@ -292,13 +295,13 @@ mod tests {
         assert_eq!(s.len(), 1);
     }
 
-    #[test]
-    fn the_oldest_unused_session_is_evicted_first() {
+    #[tokio::test(start_paused = true)]
+    async fn the_oldest_unused_session_is_evicted_first() {
         let s = Arc::new(Sessions::new(1, 10, Duration::from_secs(60)));
         let old = s.open(0, server());
-        std::thread::sleep(Duration::from_millis(2));
+        tokio::time::advance(Duration::from_millis(2)).await;
         let used = s.open(0, server());
-        std::thread::sleep(Duration::from_millis(2));
+        tokio::time::advance(Duration::from_millis(2)).await;
         let new = s.open(0, server());
         let _ = s.get(&old, 0, false);
         let _ = s.get(&used, 0, true);
@@ -311,20 +314,22 @@ mod tests {
         assert_eq!(s.len(), 1);
     }
 
-    #[test]
-    fn idle_sessions_expire_unless_a_stream_is_open() {
-        let s = sessions(Duration::from_millis(20));
+    #[tokio::test(start_paused = true)]
+    async fn idle_sessions_expire_unless_a_stream_is_open() {
+        let s = sessions(Duration::from_secs(60));
         let idle = s.open(0, server());
         let streaming = s.open(1, server());
         let stream = s.stream(&streaming, 1).ok().unwrap();
         assert!(s.stream(&streaming, 0).is_err(), "another key's session");
-        std::thread::sleep(Duration::from_millis(40));
+        tokio::time::advance(Duration::from_secs(59)).await;
+        assert_eq!(s.expire(), 2, "not idle for long enough yet");
+        tokio::time::advance(Duration::from_secs(2)).await;
         assert_eq!(s.expire(), 1, "only the idle session ended");
         assert!(matches!(s.get(&idle, 0, true), Lookup::Unknown));
         assert_eq!(s.may_open(0), Ok(()));
         assert!(!stream.ended.is_cancelled());
         drop(stream);
-        std::thread::sleep(Duration::from_millis(40));
+        tokio::time::advance(Duration::from_secs(61)).await;
         assert!(matches!(s.get(&streaming, 1, true), Lookup::Unknown));
         assert_eq!(s.len(), 0);
         assert_eq!(s.may_open(1), Ok(()));

@@ -56,7 +56,9 @@ async fn a_panic_is_caught_and_the_registry_goes_on() {
     );
 }
 
-#[tokio::test]
+// Time is what these test: it is paused, so the timers fire in order
+// without waiting (tokio advances it while every task waits).
+#[tokio::test(start_paused = true)]
 async fn a_call_that_never_returns_times_out() {
     let registry = Registry::from_linked().unwrap();
     let err = registry
@@ -82,7 +84,7 @@ async fn a_call_that_never_returns_times_out() {
     assert_eq!(err.kind(), ToolErrorKind::Timeout);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn cancellation_is_honoured() {
     let registry = Registry::from_linked().unwrap();
     let ctx = ToolContext::new();
