@@ -2,12 +2,11 @@
 //! OpenAI-compatible `/v1/embeddings` endpoint: request shape, key, order,
 //! batching, and errors that say what went wrong.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use optimclaw::embed::Embedder;
 use optimclaw_embed::HttpEmbedder;
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 /// An answer: its status and its body made from the request's body.
@@ -17,47 +16,22 @@ type Seen = Arc<Mutex<Vec<(Option<String>, Value)>>>;
 
 /// Serves `answers` in turn; records what each request carried.
 fn serve(answers: Vec<Answer>) -> (String, Seen) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
+    let seen: Seen = Arc::default();
     let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for (status, answer) in answers {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream);
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            assert!(line.starts_with("POST /v1/embeddings "), "{line}");
-            let (mut length, mut auth) = (0usize, None);
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).unwrap();
-                let header = header.trim_end();
-                if header.is_empty() {
-                    break;
-                }
-                let (name, value) = header.split_once(':').unwrap();
-                match name.to_ascii_lowercase().as_str() {
-                    "content-length" => length = value.trim().parse().unwrap(),
-                    "authorization" => auth = Some(value.trim().to_owned()),
-                    _ => {}
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let body: Value = serde_json::from_slice(&body).unwrap();
-            let reply = answer(&body).to_string();
-            log.lock().unwrap().push((auth, body));
-            let mut stream = reader.into_inner();
-            write!(
-                stream,
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                reply.len()
-            )
-            .unwrap();
-        }
+    let mut answers = answers.into_iter();
+    let endpoint = FakeEndpoint::start(move |request| {
+        assert_eq!(
+            (request.method.as_str(), request.path.as_str()),
+            ("POST", "/v1/embeddings")
+        );
+        let body = request.json();
+        let (status, answer) = answers.next().expect("no more requests than answers");
+        let reply = answer(&body);
+        let auth = request.header("authorization").map(str::to_owned);
+        log.lock().unwrap().push((auth, body));
+        Reply::json(status, &reply)
     });
-    (base, seen)
+    (endpoint.url("/v1"), seen)
 }
 
 /// One vector per input, `[len, index]`, listed in reverse order with

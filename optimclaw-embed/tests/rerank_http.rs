@@ -4,13 +4,12 @@
 //! completions), and through `tool_info`: reordering, "none fits", and a
 //! failing endpoint that leaves the first stage's answer with a note.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 
 use optimclaw::rerank::{Candidate, RerankConfig, Reranker};
 use optimclaw::{DynamicTool, Registry, ToolKind};
 use optimclaw_embed::rerank::{ChatReranker, HttpReranker};
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 /// What each request carried: path, authorization, body.
@@ -68,51 +67,22 @@ type Body = Box<dyn Fn(&Value) -> Value + Send>;
 
 /// Answers each request in turn with `(status, body made from the request)`.
 fn serve(answers: Vec<(u16, Body)>) -> (String, Seen) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
     let seen: Seen = Arc::default();
     let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for (status, answer) in answers {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream);
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let path = line.split(' ').nth(1).unwrap_or_default().to_owned();
-            let (mut length, mut auth) = (0usize, None);
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).unwrap();
-                let header = header.trim_end();
-                if header.is_empty() {
-                    break;
-                }
-                let (name, value) = header.split_once(':').unwrap();
-                match name.to_ascii_lowercase().as_str() {
-                    "content-length" => length = value.trim().parse().unwrap(),
-                    "authorization" => auth = Some(value.trim().to_owned()),
-                    _ => {}
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            let body: Value = serde_json::from_slice(&body).unwrap();
-            // Refused as the real endpoints refuse a malformed body.
-            let (status, reply) = match refusal(&path, &body) {
-                Some(why) => (400, json!({"message": why}).to_string()),
-                None => (status, answer(&body).to_string()),
-            };
-            log.lock().unwrap().push((path, auth, body));
-            let mut stream = reader.into_inner();
-            write!(
-                stream,
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                reply.len()
-            )
-            .unwrap();
-        }
+    let mut answers = answers.into_iter();
+    let endpoint = FakeEndpoint::start(move |request| {
+        let (status, answer) = answers.next().expect("no more requests than answers");
+        let body = request.json();
+        // Refused as the real endpoints refuse a malformed body.
+        let reply = match refusal(&request.path, &body) {
+            Some(why) => Reply::json(400, &json!({"message": why})),
+            None => Reply::json(status, &answer(&body)),
+        };
+        let auth = request.header("authorization").map(str::to_owned);
+        log.lock().unwrap().push((request.path.clone(), auth, body));
+        reply
     });
-    (base, seen)
+    (endpoint.url(""), seen)
 }
 
 /// Scores each document by whether it mentions "weather", as a reranker

@@ -14,6 +14,7 @@ use optimclaw::{DynamicTool, LazyConfig, LoadStrategy, Registry, Session, ToolEr
 use optimclaw_agent::{
     Agent, AgentError, AgentEvent, AgentOptions, ApiKey, ModelConfig, Turn, WireFormat,
 };
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-0123456789abcdef";
@@ -80,44 +81,35 @@ struct Replay {
 
 /// Serves `script` in order, one answer per request.
 fn replay(script: Vec<Canned>) -> Replay {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", server.server_addr().to_ip().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let served = Arc::new(Mutex::new(Vec::new()));
     let (seen2, served2) = (Arc::clone(&seen), Arc::clone(&served));
     let mut script: VecDeque<Canned> = script.into();
-    std::thread::spawn(move || {
-        while let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(20)) {
-            let mut text = String::new();
-            let _ = request.as_reader().read_to_string(&mut text);
-            seen2.lock().unwrap().push(Seen {
-                path: request.url().to_owned(),
-                headers: request
-                    .headers()
-                    .iter()
-                    .map(|h| (h.field.to_string(), h.value.to_string()))
-                    .collect(),
-                body: serde_json::from_str(&text).unwrap_or(Value::Null),
-            });
-            let canned = script
-                .pop_front()
-                .unwrap_or_else(|| status(500, r#"{"error":{"message":"script exhausted"}}"#));
-            served2
-                .lock()
-                .unwrap()
-                .push((canned.status, canned.body.clone()));
-            let mut response =
-                tiny_http::Response::from_string(canned.body).with_status_code(canned.status);
-            response.add_header(
-                tiny_http::Header::from_bytes("content-type", "application/json").unwrap(),
-            );
-            for (k, v) in canned.headers {
-                response.add_header(tiny_http::Header::from_bytes(k, v.as_bytes()).unwrap());
-            }
-            let _ = request.respond(response);
+    let endpoint = FakeEndpoint::start(move |request| {
+        seen2.lock().unwrap().push(Seen {
+            path: request.path.clone(),
+            headers: request.headers.clone(),
+            body: request.json(),
+        });
+        let canned = script
+            .pop_front()
+            .unwrap_or_else(|| status(500, r#"{"error":{"message":"script exhausted"}}"#));
+        served2
+            .lock()
+            .unwrap()
+            .push((canned.status, canned.body.clone()));
+        let mut reply =
+            Reply::text(canned.status, canned.body).with_header("content-type", "application/json");
+        for (k, v) in &canned.headers {
+            reply = reply.with_header(k, v);
         }
+        reply
     });
-    Replay { base, seen, served }
+    Replay {
+        base: endpoint.url(""),
+        seen,
+        served,
+    }
 }
 
 impl Replay {

@@ -5,10 +5,7 @@
 //! cache usage as both APIs report it, and streamed replies in both wire
 //! formats, including streams that break.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, tool};
@@ -16,6 +13,7 @@ use optimclaw_agent::{
     Agent, AgentError, AgentEvent, AgentOptions, ApiKey, CacheTtl, ModelConfig, PromptCache,
     WireFormat,
 };
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 static ENCODED: AtomicUsize = AtomicUsize::new(0);
@@ -57,73 +55,24 @@ enum Answer {
 /// A stand-in endpoint that answers requests in order and records bodies.
 struct Endpoint {
     base: String,
-    seen: Arc<Mutex<Vec<Value>>>,
+    fake: FakeEndpoint,
 }
 
 fn endpoint(answers: Vec<Answer>) -> Endpoint {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let record = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for (answer, stream) in answers.into_iter().zip(listener.incoming()) {
-            let Ok(stream) = stream else { return };
-            let record = Arc::clone(&record);
-            // One thread a connection: a stalled answer holds up no other.
-            std::thread::spawn(move || serve_one(stream, answer, &record));
-        }
-    });
-    Endpoint { base, seen }
-}
-
-fn serve_one(mut stream: std::net::TcpStream, answer: Answer, record: &Mutex<Vec<Value>>) {
-    {
-        {
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap_or(0);
-                }
-            }
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
-            record
-                .lock()
-                .unwrap()
-                .push(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            let head = |kind: &str| {
-                format!("HTTP/1.1 200 OK\r\ncontent-type: {kind}\r\nconnection: close\r\n\r\n")
-            };
-            match answer {
-                Answer::Json(v) => {
-                    let text = v.to_string();
-                    let _ = write!(
-                        stream,
-                        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
-                        text.len()
-                    );
-                }
-                Answer::Events(events) => {
-                    let _ = write!(stream, "{}{events}", head("text/event-stream"));
-                }
-                Answer::Stall(first, wait) => {
-                    let _ = write!(stream, "{}{first}", head("text/event-stream"));
-                    let _ = stream.flush();
-                    std::thread::sleep(wait);
-                }
-            }
-        }
+    let fake = FakeEndpoint::script(answers.into_iter().map(|answer| match answer {
+        Answer::Json(v) => Reply::json(200, &v),
+        Answer::Events(events) => Reply::events(events),
+        Answer::Stall(first, wait) => Reply::events(first).stalled(wait),
+    }));
+    Endpoint {
+        base: fake.url(""),
+        fake,
     }
 }
 
 impl Endpoint {
     fn seen(&self) -> Vec<Value> {
-        self.seen.lock().unwrap().clone()
+        self.fake.bodies()
     }
 }
 

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolKind};
 use optimclaw_agent::{Agent, AgentError, AgentOptions, ModelConfig, ToolCalls, Turn, WireFormat};
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 #[derive(Clone, Copy, PartialEq)]
@@ -54,64 +55,54 @@ fn tool_names(body: &Value) -> Vec<String> {
 }
 
 fn serve(server: Server, script: Vec<Output>) -> Local {
-    let http = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", http.server_addr().to_ip().unwrap());
     let bodies = Arc::new(Mutex::new(Vec::new()));
     let refused = Arc::new(AtomicUsize::new(0));
     let (seen, refusals) = (Arc::clone(&bodies), Arc::clone(&refused));
     let mut script: VecDeque<Output> = script.into();
-    std::thread::spawn(move || {
-        while let Ok(Some(mut request)) = http.recv_timeout(Duration::from_secs(20)) {
-            let mut text = String::new();
-            let _ = request.as_reader().read_to_string(&mut text);
-            let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
-            seen.lock().unwrap().push(body.clone());
-            let output = script
-                .front()
-                .cloned()
-                .unwrap_or(Output::Text("script exhausted"));
-            let listed = tool_names(&body);
-            let (status, reply) = match (&output, server) {
-                (Output::Call(name, args), Server::Parsing) if body.get("tools").is_some() => {
-                    if listed.iter().any(|n| n == name) {
-                        (
-                            200,
-                            json!({"role": "assistant", "content": null, "tool_calls": [
-                                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": args.to_string()}}
-                            ]}),
-                        )
-                    } else {
-                        (500, Value::Null)
-                    }
+    let endpoint = FakeEndpoint::start(move |request| {
+        let body = request.json();
+        seen.lock().unwrap().push(body.clone());
+        let output = script
+            .front()
+            .cloned()
+            .unwrap_or(Output::Text("script exhausted"));
+        let listed = tool_names(&body);
+        let (status, reply) = match (&output, server) {
+            (Output::Call(name, args), Server::Parsing) if body.get("tools").is_some() => {
+                if listed.iter().any(|n| n == name) {
+                    (
+                        200,
+                        json!({"role": "assistant", "content": null, "tool_calls": [
+                            {"id": "call_1", "type": "function", "function": {"name": name, "arguments": args.to_string()}}
+                        ]}),
+                    )
+                } else {
+                    (500, Value::Null)
                 }
-                (Output::Call(name, args), _) => (
-                    200,
-                    json!({"role": "assistant", "content": json!({"name": name, "arguments": args}).to_string()}),
-                ),
-                (Output::Fenced(name, args), _) => (
-                    200,
-                    json!({"role": "assistant", "content": format!("```json\n{}\n```", json!({"name": name, "arguments": args}))}),
-                ),
-                (Output::Text(text), _) => (200, json!({"role": "assistant", "content": text})),
-            };
-            let answer = if status == 500 {
-                refusals.fetch_add(1, Ordering::SeqCst);
-                json!({"error": {"code": 500, "message": "Failed to parse input at pos 0: The model produced output that does not match the expected peg-native format", "type": "server_error"}}).to_string()
-            } else {
-                script.pop_front();
-                json!({"choices": [{"index": 0, "finish_reason": "stop", "message": reply}],
-                       "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
-                .to_string()
-            };
-            let mut response = tiny_http::Response::from_string(answer).with_status_code(status);
-            response.add_header(
-                tiny_http::Header::from_bytes("content-type", "application/json").unwrap(),
-            );
-            let _ = request.respond(response);
-        }
+            }
+            (Output::Call(name, args), _) => (
+                200,
+                json!({"role": "assistant", "content": json!({"name": name, "arguments": args}).to_string()}),
+            ),
+            (Output::Fenced(name, args), _) => (
+                200,
+                json!({"role": "assistant", "content": format!("```json\n{}\n```", json!({"name": name, "arguments": args}))}),
+            ),
+            (Output::Text(text), _) => (200, json!({"role": "assistant", "content": text})),
+        };
+        let answer = if status == 500 {
+            refusals.fetch_add(1, Ordering::SeqCst);
+            json!({"error": {"code": 500, "message": "Failed to parse input at pos 0: The model produced output that does not match the expected peg-native format", "type": "server_error"}}).to_string()
+        } else {
+            script.pop_front();
+            json!({"choices": [{"index": 0, "finish_reason": "stop", "message": reply}],
+                   "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+            .to_string()
+        };
+        Reply::text(status, answer).with_header("content-type", "application/json")
     });
     Local {
-        base,
+        base: endpoint.url("/v1"),
         bodies,
         refused,
     }
@@ -381,19 +372,9 @@ async fn text_calls_run_a_whole_conversation_without_a_tools_field() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_plain_500_is_sent_twice_not_five_times() {
-    let http = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", http.server_addr().to_ip().unwrap());
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = Arc::clone(&count);
-    std::thread::spawn(move || {
-        while let Ok(Some(request)) = http.recv_timeout(Duration::from_secs(20)) {
-            seen.fetch_add(1, Ordering::SeqCst);
-            let _ = request.respond(
-                tiny_http::Response::from_string(r#"{"error": {"message": "template error"}}"#)
-                    .with_status_code(500),
-            );
-        }
-    });
+    let endpoint =
+        FakeEndpoint::start(|_| Reply::json(500, &json!({"error": {"message": "template error"}})));
+    let base = endpoint.url("/v1");
     let model = ModelConfig::new(WireFormat::OpenAiChat, base, "m");
     let options = AgentOptions::default().with_retries(
         4,
@@ -406,7 +387,7 @@ async fn a_plain_500_is_sent_twice_not_five_times() {
         matches!(err, AgentError::Unavailable { attempts: 2, .. }),
         "{err:?}"
     );
-    assert_eq!(count.load(Ordering::SeqCst), 2);
+    assert_eq!(endpoint.requests().len(), 2);
 }
 
 #[tokio::test(flavor = "multi_thread")]

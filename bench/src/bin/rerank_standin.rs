@@ -24,17 +24,14 @@
 //! served and the o200k tokens of their queries and documents, and the
 //! chat requests with their prompt and completion tokens.
 
-use std::convert::Infallible;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::{Method, Request, Response, StatusCode};
 use optimclaw::embed::{Embedder, EmbeddingCache};
 use optimclaw::tokens::Encoding;
 use optimclaw_embed::MiniLm;
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 struct StandIn {
@@ -237,16 +234,11 @@ impl StandIn {
         }))
     }
 
-    async fn handle(&self, req: Request<hyper::body::Incoming>) -> Response<Full<Bytes>> {
-        let reply = |status: StatusCode, body: Value| {
-            let mut response = Response::new(Full::new(Bytes::from(body.to_string())));
-            *response.status_mut() = status;
-            response
-        };
-        match (req.method().clone(), req.uri().path()) {
-            (Method::GET, "/stats") => reply(
-                StatusCode::OK,
-                json!({
+    fn handle(&self, request: &optimclaw_testkit::Request) -> Reply {
+        match (request.method.as_str(), request.path.as_str()) {
+            ("GET", "/stats") => Reply::json(
+                200,
+                &json!({
                     "requests": self.requests.load(Ordering::Relaxed),
                     "tokens": self.tokens.load(Ordering::Relaxed),
                     "chat_requests": self.chat_requests.load(Ordering::Relaxed),
@@ -254,7 +246,7 @@ impl StandIn {
                     "completion_tokens": self.completion_tokens.load(Ordering::Relaxed),
                 }),
             ),
-            (Method::POST, path) => {
+            ("POST", path) => {
                 // Each API answers in its own shape, and refuses in it.
                 type Route = fn(&StandIn, &Value) -> Result<Value, String>;
                 let (route, refused): (Route, fn(&str) -> Value) = if path
@@ -267,25 +259,21 @@ impl StandIn {
                 } else if path.ends_with("/rerank") {
                     (StandIn::rerank, |why| json!({"message": why}))
                 } else {
-                    return reply(StatusCode::NOT_FOUND, json!({"message": "no such route"}));
+                    return Reply::json(404, &json!({"message": "no such route"}));
                 };
-                let body = match req.into_body().collect().await {
-                    Ok(bytes) => serde_json::from_slice::<Value>(&bytes.to_bytes())
-                        .map_err(|_| "invalid JSON".to_owned()),
-                    Err(_) => Err("unreadable body".to_owned()),
-                };
+                let body = serde_json::from_slice::<Value>(&request.body)
+                    .map_err(|_| "invalid JSON".to_owned());
                 match body.and_then(|body| route(self, &body)) {
-                    Ok(answer) => reply(StatusCode::OK, answer),
-                    Err(why) => reply(StatusCode::BAD_REQUEST, refused(&why)),
+                    Ok(answer) => Reply::json(200, &answer),
+                    Err(why) => Reply::json(400, &refused(&why)),
                 }
             }
-            _ => reply(StatusCode::NOT_FOUND, json!({"message": "no such route"})),
+            _ => Reply::json(404, &json!({"message": "no such route"})),
         }
     }
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
     let mut args = std::env::args().skip(1);
     let (model_dir, port_file) = (
         args.next()
@@ -306,24 +294,11 @@ async fn main() {
         fits: std::env::var("STANDIN_FITS")
             .map_or(FITS, |v| v.parse().expect("STANDIN_FITS is a cosine")),
     });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("a loopback port");
-    let port = listener.local_addr().expect("bound").port();
-    std::fs::write(&port_file, port.to_string()).expect("the port file is written");
+    let endpoint = FakeEndpoint::start(move |request| standin.handle(request));
+    std::fs::write(&port_file, endpoint.addr().port().to_string())
+        .expect("the port file is written");
+    // Serves until killed.
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
-        };
-        let standin = Arc::clone(&standin);
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |req| {
-                let standin = Arc::clone(&standin);
-                async move { Ok::<_, Infallible>(standin.handle(req).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                .await;
-        });
+        std::thread::park();
     }
 }

@@ -2,11 +2,11 @@
 //! Network tests use a local server on 127.0.0.1 only.
 
 use std::os::unix::fs::PermissionsExt;
-use std::sync::Arc;
 use std::time::Duration;
 
 use assistant::{App, AppConfig, CORE_TOOLS};
 use optimclaw::{LazyConfig, Registry, ToolContext, ToolError, ToolKind};
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 struct Fixture {
@@ -62,38 +62,23 @@ impl Fixture {
 type Route = (&'static str, u16, &'static str, Vec<(&'static str, String)>);
 
 /// A tiny HTTP server on 127.0.0.1 answering by path.
-fn serve(routes: Vec<Route>) -> (String, std::thread::JoinHandle<()>) {
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let base = format!("http://{}", server.server_addr().to_ip().unwrap());
-    let handle = std::thread::spawn(move || {
-        while let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(10)) {
-            let path = request.url().to_owned();
-            let mut body_in = String::new();
-            let _ = request.as_reader().read_to_string(&mut body_in);
-            let echo = request
-                .headers()
-                .iter()
-                .find(|h| h.field.equiv("x-token"))
-                .map(|h| h.value.to_string())
-                .unwrap_or_default();
-            let route = routes.iter().find(|r| path.starts_with(r.0));
-            let response = match route {
-                Some((_, status, body, headers)) => {
-                    let text = body.replace("{echo}", &echo).replace("{body}", &body_in);
-                    let mut r = tiny_http::Response::from_string(text).with_status_code(*status);
-                    for (k, v) in headers {
-                        r.add_header(
-                            tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap(),
-                        );
-                    }
-                    r
+fn serve(routes: Vec<Route>) -> FakeEndpoint {
+    FakeEndpoint::start(move |request| {
+        let echo = request.header("x-token").unwrap_or_default();
+        match routes.iter().find(|r| request.path.starts_with(r.0)) {
+            Some((_, status, body, headers)) => {
+                let text = body
+                    .replace("{echo}", echo)
+                    .replace("{body}", &request.text());
+                let mut reply = Reply::text(*status, text);
+                for (k, v) in headers {
+                    reply = reply.with_header(k, v);
                 }
-                None => tiny_http::Response::from_string("not found").with_status_code(404),
-            };
-            let _ = request.respond(response);
+                reply
+            }
+            None => Reply::text(404, "not found"),
         }
-    });
-    (base, handle)
+    })
 }
 
 #[test]
@@ -203,7 +188,7 @@ async fn echo_time_and_json() {
 
 #[tokio::test]
 async fn http_reaches_only_the_allowlist_and_keeps_secrets_out_of_answers() {
-    let (base, _server) = serve(vec![
+    let server = serve(vec![
         (
             "/ok",
             200,
@@ -219,6 +204,7 @@ async fn http_reaches_only_the_allowlist_and_keeps_secrets_out_of_answers() {
         ),
         ("/redirect-in", 302, "", vec![]),
     ]);
+    let base = server.url("");
     let f = fixture_with(vec![format!("{base}/")]);
     f.app
         .secrets
@@ -274,7 +260,8 @@ async fn http_reaches_only_the_allowlist_and_keeps_secrets_out_of_answers() {
 
 #[tokio::test]
 async fn host_names_resolving_to_private_addresses_are_refused_unless_allowed() {
-    let (base, _server) = serve(vec![("/ok", 200, "hello", vec![])]);
+    let server = serve(vec![("/ok", 200, "hello", vec![])]);
+    let base = server.url("");
     let port = base.rsplit(':').next().unwrap().to_owned();
     let by_name = format!("http://localhost:{port}");
     let f = fixture_with(vec![format!("{by_name}/")]);
@@ -307,12 +294,13 @@ async fn host_names_resolving_to_private_addresses_are_refused_unless_allowed() 
 #[tokio::test]
 async fn web_fetch_returns_readable_text() {
     let page = "<html><head><title>T</title><style>p{}</style></head><body><h1>News</h1><p>First <b>story</b>.</p><script>var x=1;</script></body></html>";
-    let (base, _server) = serve(vec![(
+    let server = serve(vec![(
         "/page",
         200,
         page,
         vec![("Content-Type", "text/html; charset=utf-8".into())],
     )]);
+    let base = server.url("");
     let f = fixture_with(vec![base.clone()]);
     let got = f
         .ok("web_fetch", json!({"url": format!("{base}/page")}))
@@ -475,7 +463,8 @@ async fn memory_is_searchable_by_words_and_similarity() {
 
 #[tokio::test]
 async fn message_goes_to_the_outbox_or_an_allowed_webhook() {
-    let (base, _server) = serve(vec![("/hook", 200, "ok", vec![])]);
+    let server = serve(vec![("/hook", 200, "ok", vec![])]);
+    let base = server.url("");
     let f = fixture_with(vec![format!("{base}/hook")]);
     f.ok("message", json!({"channel": "file", "text": "deploy done"}))
         .await;

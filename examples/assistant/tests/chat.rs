@@ -8,35 +8,29 @@ use assistant::chat::{self, ChatSettings};
 use assistant::{App, AppConfig};
 use optimclaw::{LazyConfig, Registry};
 use optimclaw_agent::{ApiKey, CacheTtl, ListLoaded, ModelConfig, PromptCache, WireFormat};
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 /// Answers every chat completion request with the next reply; records the
 /// request bodies.
 fn model(replies: Vec<Value>) -> (String, Arc<Mutex<Vec<Value>>>) {
-    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
-    let base = format!("http://{}/v1", server.server_addr().to_ip().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let record = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        let mut replies = replies.into_iter();
-        while let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(20)) {
-            let mut body = String::new();
-            let _ = request.as_reader().read_to_string(&mut body);
-            record
-                .lock()
-                .unwrap()
-                .push(serde_json::from_str(&body).unwrap_or(Value::Null));
-            let message = replies
-                .next()
-                .unwrap_or_else(|| json!({"role": "assistant", "content": "(no more)"}));
-            let reply = json!({
+    let mut replies = replies.into_iter();
+    let endpoint = FakeEndpoint::start(move |request| {
+        record.lock().unwrap().push(request.json());
+        let message = replies
+            .next()
+            .unwrap_or_else(|| json!({"role": "assistant", "content": "(no more)"}));
+        Reply::json(
+            200,
+            &json!({
                 "id": "x", "object": "chat.completion", "created": 0, "model": "m",
                 "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            });
-            let _ = request.respond(tiny_http::Response::from_string(reply.to_string()));
-        }
+            }),
+        )
     });
-    (base, seen)
+    (endpoint.url("/v1"), seen)
 }
 
 fn call(id: &str, name: &str, args: Value) -> Value {

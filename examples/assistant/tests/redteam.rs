@@ -15,6 +15,7 @@ use assistant::{App, AppConfig};
 use base64::Engine;
 use optimclaw::{LazyConfig, Registry, ToolContext};
 use optimclaw_sandbox::Sandbox;
+use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
 const SECRET: &str = "sk-live-4f9a2c7e1b8d6035aa17";
@@ -346,31 +347,27 @@ async fn ordinary_shell_work_still_works() {
 
 /// Records every request a tiny server receives: "PATH HEADERS BODY".
 fn recorder() -> (String, Arc<Mutex<Vec<String>>>) {
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let base = format!("http://{}", server.server_addr().to_ip().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        while let Ok(Some(mut request)) = server.recv_timeout(Duration::from_secs(30)) {
-            let mut body = String::new();
-            let _ = request.as_reader().read_to_string(&mut body);
-            let headers: Vec<String> = request.headers().iter().map(|h| h.to_string()).collect();
-            log.lock()
-                .unwrap()
-                .push(format!("{} {} {body}", request.url(), headers.join("; ")));
-            let response = if request.url().contains("/bounce") {
-                tiny_http::Response::from_string("")
-                    .with_status_code(307)
-                    .with_header(
-                        tiny_http::Header::from_bytes(&b"Location"[..], &b"/landed"[..]).unwrap(),
-                    )
-            } else {
-                tiny_http::Response::from_string("ok")
-            };
-            let _ = request.respond(response);
+    let endpoint = FakeEndpoint::start(move |request| {
+        let headers: Vec<String> = request
+            .headers
+            .iter()
+            .map(|(name, value)| format!("{name}: {value}"))
+            .collect();
+        log.lock().unwrap().push(format!(
+            "{} {} {}",
+            request.path,
+            headers.join("; "),
+            request.text()
+        ));
+        if request.path.contains("/bounce") {
+            Reply::text(307, "").with_header("location", "/landed")
+        } else {
+            Reply::text(200, "ok")
         }
     });
-    (base, seen)
+    (endpoint.url(""), seen)
 }
 
 #[tokio::test]

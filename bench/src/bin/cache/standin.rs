@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 
 use optimclaw_agent::WireFormat;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// One user message: the tool it needs, what a model would search for, its
 /// arguments.
@@ -326,43 +325,13 @@ pub async fn serve_with(
     bodies: Arc<Mutex<Vec<Value>>>,
     decide: Decide,
 ) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut stream, _)) = listener.accept().await else {
-                return;
-            };
-            let mut buf = Vec::new();
-            let body = loop {
-                let mut chunk = [0u8; 65536];
-                let n = stream.read(&mut chunk).await.unwrap_or(0);
-                if n == 0 {
-                    break None;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                    let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
-                    let len: usize = head
-                        .lines()
-                        .find_map(|l| l.strip_prefix("content-length:"))
-                        .and_then(|v| v.trim().parse().ok())
-                        .unwrap_or(0);
-                    if buf.len() >= end + 4 + len {
-                        break serde_json::from_slice::<Value>(&buf[end + 4..end + 4 + len]).ok();
-                    }
-                }
-            };
-            let Some(body) = body else { continue };
-            let reply = decide(&body).to_string();
-            bodies.lock().unwrap().push(body);
-            let response = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                reply.len()
-            );
-            let _ = stream.write_all(response.as_bytes()).await;
-        }
+    let endpoint = optimclaw_testkit::FakeEndpoint::start(move |request| {
+        let body = request.json();
+        let reply = decide(&body);
+        bodies.lock().unwrap().push(body);
+        optimclaw_testkit::Reply::json(200, &reply)
     });
+    let addr = endpoint.addr();
     match format {
         WireFormat::OpenAiChat => format!("http://{addr}/v1"),
         WireFormat::AnthropicMessages => format!("http://{addr}"),
