@@ -2,9 +2,9 @@
 //! served by OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio and most
 //! gateways.
 //!
-//! A blocking client (ureq) because [`Embedder`] is synchronous: it must
-//! work in a registry build outside any runtime, and a blocking reqwest
-//! client panics inside one.
+//! It sends through the crate's client (the agent's reqwest stack, on a
+//! thread of its own), so [`Embedder`], which is synchronous, works inside
+//! and outside a runtime.
 
 use std::time::Duration;
 
@@ -12,6 +12,8 @@ use serde::Deserialize;
 use serde_json::json;
 
 use optimclaw::embed::{EmbedError, Embedder, check_shape};
+
+use crate::client::{self, Post};
 
 /// Inputs per request.
 const BATCH: usize = 128;
@@ -34,7 +36,7 @@ pub struct HttpEmbedder {
     model: String,
     key: Option<String>,
     id: String,
-    agent: ureq::Agent,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for HttpEmbedder {
@@ -65,17 +67,12 @@ impl HttpEmbedder {
     pub fn new(base_url: &str, model: impl Into<String>) -> Self {
         let url = format!("{}/embeddings", base_url.trim_end_matches('/'));
         let model = model.into();
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_secs(60)))
-            .http_status_as_error(false)
-            .build()
-            .into();
         HttpEmbedder {
             id: format!("http:{url}#{model}"),
             url,
             model,
             key: None,
-            agent,
+            timeout: Duration::from_secs(60),
         }
     }
 
@@ -88,22 +85,17 @@ impl HttpEmbedder {
 
     fn post(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let body = json!({"model": self.model, "input": texts});
-        let mut request = self.agent.post(&self.url);
-        if let Some(key) = &self.key {
-            request = request.header("authorization", &format!("Bearer {key}"));
-        }
-        let mut response = request.send_json(&body).map_err(|e| {
+        let answer = client::post(Post {
+            url: self.url.clone(),
+            key: self.key.clone(),
+            body: body.to_string().into_bytes(),
+            timeout: self.timeout,
+            limit: 256 * 1024 * 1024,
+        })
+        .map_err(|e| {
             EmbedError::with_source(format!("embeddings request to {} failed: {e}", self.url), e)
         })?;
-        let status = response.status();
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(256 * 1024 * 1024)
-            .read_to_string()
-            .map_err(|e| {
-                EmbedError::with_source(format!("reading the embeddings answer: {e}"), e)
-            })?;
+        let (status, text) = (answer.status, answer.body);
         if !status.is_success() {
             let excerpt: String = text.chars().take(300).collect();
             return Err(EmbedError::new(format!(

@@ -19,6 +19,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod client;
 mod http;
 #[cfg(feature = "minilm")]
 mod minilm;

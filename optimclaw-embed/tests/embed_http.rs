@@ -105,3 +105,12 @@ fn failures_say_what_went_wrong() {
         "{e}"
     );
 }
+
+/// Inside async code too (a registry built in `async fn main`): the
+/// requests run on the client's own thread, so blocking here is safe.
+#[tokio::test]
+async fn it_works_inside_a_runtime() {
+    let (base, _) = serve(vec![(200, vectors)]);
+    let v = HttpEmbedder::new(&base, "m").embed(&["abc"]).unwrap();
+    assert_eq!(v, vec![vec![3.0, 0.0]]);
+}

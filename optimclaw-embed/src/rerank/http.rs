@@ -1,6 +1,6 @@
 //! The `/rerank` request shape served by Cohere, Jina, Voyage and
 //! text-embeddings-inference: a query and documents in, a relevance score
-//! per document out. Blocking (ureq), like the embeddings client: the
+//! per document out. Synchronous, like the embeddings client: the
 //! [`Reranker`] trait is synchronous.
 
 use std::time::Duration;
@@ -9,6 +9,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use optimclaw::rerank::{Candidate, RerankError, Reranked, Reranker};
+
+use crate::client::{self, Post};
 
 /// Scores from a `/rerank` endpoint. The body sent is
 /// `{"model", "query", "documents": [text…], "top_n"}`; the answer read is
@@ -55,7 +57,7 @@ pub(super) struct Endpoint {
     pub(super) url: String,
     pub(super) model: String,
     key: Option<String>,
-    agent: ureq::Agent,
+    timeout: Duration,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -70,16 +72,11 @@ impl std::fmt::Debug for Endpoint {
 
 impl Endpoint {
     pub(super) fn new(url: String, model: String, timeout: Duration) -> Self {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(timeout))
-            .http_status_as_error(false)
-            .build()
-            .into();
         Endpoint {
             url,
             model,
             key: None,
-            agent,
+            timeout,
         }
     }
 
@@ -92,22 +89,17 @@ impl Endpoint {
     /// quote the start of a refusal.
     pub(super) fn post(&self, body: &Value) -> Result<Value, RerankError> {
         let url = &self.url;
-        let mut request = self.agent.post(url);
-        if let Some(key) = &self.key {
-            request = request.header("authorization", &format!("Bearer {key}"));
-        }
-        let mut response = request.send_json(body).map_err(|e| {
+        let answer = client::post(Post {
+            url: url.clone(),
+            key: self.key.clone(),
+            body: body.to_string().into_bytes(),
+            timeout: self.timeout,
+            limit: 16 * 1024 * 1024,
+        })
+        .map_err(|e| {
             RerankError::with_source(format!("reranking request to {url} failed: {e}"), e)
         })?;
-        let status = response.status();
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(16 * 1024 * 1024)
-            .read_to_string()
-            .map_err(|e| {
-                RerankError::with_source(format!("reading the answer of {url}: {e}"), e)
-            })?;
+        let (status, text) = (answer.status, answer.body);
         if !status.is_success() {
             let excerpt: String = text.chars().take(300).collect();
             return Err(RerankError::new(format!(
