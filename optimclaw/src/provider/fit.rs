@@ -4,7 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::schema::{preview, push_note};
+use crate::schema::visit::{self, Definitions};
+use crate::schema::{MAX_DEPTH, preview, push_note};
 
 /// Properties whose names `ok` refuses are taken out of `properties` and
 /// `required` and their object left open, so they are still accepted; the
@@ -66,24 +67,9 @@ fn open_node(
     if !every_level {
         return;
     }
-    for (key, child) in map.iter_mut() {
-        match (key.as_str(), child) {
-            ("properties" | "$defs", Value::Object(children)) => {
-                for (name, c) in children.iter_mut() {
-                    open_node(c, &format!("{path}/{key}/{name}"), ok, true, notes);
-                }
-            }
-            ("items" | "additionalProperties", c @ Value::Object(_)) => {
-                open_node(c, &format!("{path}/{key}"), ok, true, notes);
-            }
-            ("anyOf" | "oneOf" | "allOf", Value::Array(list)) => {
-                for (i, c) in list.iter_mut().enumerate() {
-                    open_node(c, &format!("{path}/{key}/{i}"), ok, true, notes);
-                }
-            }
-            _ => {}
-        }
-    }
+    visit::each_mut(map, Definitions::Visit, |slot, child| {
+        open_node(child, &format!("{path}{}", slot.pointer()), ok, true, notes);
+    });
 }
 
 /// `anyOf` / `oneOf` / `allOf` at the root (which Anthropic refuses):
@@ -144,8 +130,8 @@ pub(super) fn lift_root_composition(schema: &mut Value, notes: &mut Vec<(String,
 /// Arrays without `items` get `items: {}` (any value: what no `items`
 /// meant), which OpenAI requires to be written.
 pub(super) fn add_missing_items(node: &mut Value) {
-    match node {
-        Value::Object(map) => {
+    visit::walk_mut(node, MAX_DEPTH, &mut |_, node| {
+        if let Value::Object(map) = node {
             let is_array = match map.get("type") {
                 Some(Value::String(t)) => t == "array",
                 Some(Value::Array(ts)) => ts.iter().any(|t| t == "array"),
@@ -154,17 +140,7 @@ pub(super) fn add_missing_items(node: &mut Value) {
             if is_array && !map.contains_key("items") {
                 map.insert("items".into(), json!({}));
             }
-            for (key, value) in map.iter_mut() {
-                // Values, not schemas.
-                if !matches!(
-                    key.as_str(),
-                    "enum" | "const" | "default" | "examples" | "example"
-                ) {
-                    add_missing_items(value);
-                }
-            }
         }
-        Value::Array(items) => items.iter_mut().for_each(add_missing_items),
-        _ => {}
-    }
+        true
+    });
 }

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::rules::GEMINI_KEYS;
+use crate::schema::visit::{self, Definitions};
 use crate::tool::Tool;
 
 pub(super) fn spec(tool: &Tool) -> (Value, Vec<(String, String)>) {
@@ -256,27 +257,26 @@ impl Walk<'_> {
                 push_note(&mut map, &format!("format: {f}"));
             }
         }
+        // The subschemas Gemini keeps, converted (found by the crate's one
+        // table of where subschemas sit); the others are dropped below.
+        let map = visit::map(&map, Definitions::Skip, |slot, child| {
+            match slot.keyword() {
+                "properties" | "items" | "anyOf" => {
+                    self.node(child, &format!("{path}{}", slot.pointer()), stack)
+                }
+                _ => child.clone(),
+            }
+        });
         let mut out = Map::new();
         let mut dropped = Vec::new();
         for (key, value) in map {
             match key.as_str() {
-                "properties" => {
-                    let mut props = Map::new();
-                    for (name, child) in value.as_object().into_iter().flatten() {
-                        props.insert(
-                            name.clone(),
-                            self.node(child, &format!("{path}/properties/{name}"), stack),
-                        );
-                    }
-                    out.insert(key, Value::Object(props));
-                }
-                "items" => {
-                    out.insert(key, self.node(&value, &format!("{path}/items"), stack));
+                "properties" | "items" => {
+                    out.insert(key, value);
                 }
                 "anyOf" => {
                     let mut list = Vec::new();
-                    for (i, child) in value.as_array().into_iter().flatten().enumerate() {
-                        let child = self.node(child, &format!("{path}/anyOf/{i}"), stack);
+                    for child in value.as_array().into_iter().flatten().cloned() {
                         if child.get("type") == Some(&json!("string"))
                             && child.get("nullable") == Some(&Value::Bool(true))
                             && child.as_object().is_some_and(|m| m.len() == 2)

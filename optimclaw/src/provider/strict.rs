@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::schema::visit::{self, Definitions};
+
 /// Keywords OpenAI's strict mode does not accept; their values are kept as
 /// text in the description so the model still sees them.
 const STRICT_UNSUPPORTED: &[&str] = &[
@@ -140,6 +142,7 @@ fn strict_node(node: &mut Value, path: &str, root: bool) -> Result<(), (String, 
         return cannot("a value of any shape (a schema without a type) cannot be strict");
     }
     let is_object = types.iter().any(|t| t == "object") || map.contains_key("properties");
+    let mut optional: Vec<String> = Vec::new();
     if is_object {
         match map.get("additionalProperties") {
             Some(Value::Bool(false)) => {}
@@ -167,32 +170,38 @@ fn strict_node(node: &mut Value, path: &str, root: bool) -> Result<(), (String, 
                     .collect()
             })
             .unwrap_or_default();
-        let mut all = Vec::new();
-        if let Some(Value::Object(props)) = map.get_mut("properties") {
-            for (name, prop) in props.iter_mut() {
-                strict_node(prop, &format!("{path}/properties/{name}"), false)?;
-                if !required.contains(name) {
-                    make_nullable(prop);
-                }
-                all.push(Value::String(name.clone()));
-            }
-        }
-        map.insert("required".into(), Value::Array(all));
+        let names: Vec<String> = match map.get("properties") {
+            Some(Value::Object(props)) => props.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        optional = names
+            .iter()
+            .filter(|n| !required.contains(n))
+            .cloned()
+            .collect();
+        map.insert(
+            "required".into(),
+            Value::Array(names.into_iter().map(Value::String).collect()),
+        );
     }
     if types.iter().any(|t| t == "array") && !map.contains_key("items") {
         return cannot("an array of values of any shape cannot be strict");
     }
-    if let Some(child) = map.get_mut("items") {
-        strict_node(child, &format!("{path}/items"), false)?;
-    }
-    if let Some(Value::Array(list)) = map.get_mut("anyOf") {
-        for (i, child) in list.iter_mut().enumerate() {
-            strict_node(child, &format!("{path}/anyOf/{i}"), false)?;
+    // Every subschema left (properties, items, anyOf branches,
+    // definitions), by the crate's one table of where they sit.
+    let mut result = Ok(());
+    visit::each_mut(map, Definitions::Visit, |slot, child| {
+        if result.is_ok() {
+            result = strict_node(child, &format!("{path}{}", slot.pointer()), false);
         }
-    }
-    if let Some(Value::Object(defs)) = map.get_mut("$defs") {
-        for (name, child) in defs.iter_mut() {
-            strict_node(child, &format!("{path}/$defs/{name}"), false)?;
+    });
+    result?;
+    // An optional property may be null (dispatch takes its null as absent).
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        for name in &optional {
+            if let Some(prop) = props.get_mut(name) {
+                make_nullable(prop);
+            }
         }
     }
     Ok(())

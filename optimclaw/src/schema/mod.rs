@@ -4,6 +4,7 @@
 
 mod check;
 mod refs;
+pub(crate) mod visit;
 
 pub use check::{ArgumentProblem, MAX_PROBLEMS, argument_problems, check_instance};
 pub use refs::{MAX_DEPTH, Resolved, has_ref, push_note, resolve_refs, word_chars};

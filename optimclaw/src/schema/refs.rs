@@ -19,6 +19,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Map, Value, json};
 
+use super::visit::{self, DEFINITIONS, Definitions};
+
 /// Keywords that only annotate: beside a `$ref` they overlay the inlined
 /// schema instead of joining it under `allOf`.
 const ANNOTATIONS: &[&str] = &[
@@ -31,28 +33,6 @@ const ANNOTATIONS: &[&str] = &[
     "writeOnly",
     "$comment",
 ];
-
-/// Keywords whose value is one subschema.
-const ONE: &[&str] = &[
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-];
-/// Keywords whose value is a list of subschemas.
-const LIST: &[&str] = &["anyOf", "oneOf", "allOf", "prefixItems", "items"];
-/// Keywords whose value maps names to subschemas.
-const MAP: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
-/// Where definitions are kept; dropped from the output (what is still
-/// referred to is moved to the root `$defs`).
-const DEFINITIONS: &[&str] = &["$defs", "definitions"];
 
 /// Deeper than this, a schema is cut (the rest is "anything", with a note):
 /// no provider takes such nesting, and recursion in the walk stays bounded.
@@ -162,36 +142,17 @@ impl Walk<'_> {
         if let Some(reference) = src.get("$ref").and_then(Value::as_str) {
             return self.reference(src, reference, path, stack, depth);
         }
-        let mut out = Map::new();
-        for (key, value) in src {
-            if DEFINITIONS.contains(&key.as_str()) {
-                continue;
-            }
-            let child = |walk: &mut Self, v: &Value, p: String, s: &mut Vec<String>| {
-                walk.node(v, &p, s, depth + 1)
-            };
-            let value = match value {
-                Value::Object(_) if ONE.contains(&key.as_str()) => {
-                    child(self, value, format!("{path}/{key}"), stack)
-                }
-                Value::Array(list) if LIST.contains(&key.as_str()) => Value::Array(
-                    list.iter()
-                        .enumerate()
-                        .map(|(i, v)| child(self, v, format!("{path}/{key}/{i}"), stack))
-                        .collect(),
-                ),
-                Value::Object(map) if MAP.contains(&key.as_str()) => Value::Object(
-                    map.iter()
-                        .map(|(k, v)| {
-                            let p = format!("{path}/{key}/{}", escape(k));
-                            (k.clone(), child(self, v, p, stack))
-                        })
-                        .collect(),
-                ),
-                _ => value.clone(),
-            };
-            out.insert(key.clone(), value);
-        }
+        // Definitions are dropped from the output (what is still referred
+        // to is moved to the root `$defs`).
+        let mut out = visit::map(src, Definitions::Skip, |slot, child| {
+            self.node(
+                child,
+                &format!("{path}{}", slot.pointer()),
+                stack,
+                depth + 1,
+            )
+        });
+        out.retain(|key, _| !DEFINITIONS.contains(&key.as_str()));
         // Draft-07 tuples in 2020-12 terms: `items: [..]` is `prefixItems`,
         // `additionalItems` is `items`.
         if matches!(out.get("items"), Some(Value::Array(_))) {
@@ -375,41 +336,38 @@ fn decode_pointer(fragment: &str) -> String {
     String::from_utf8(out).unwrap_or_else(|_| fragment.to_owned())
 }
 
-/// A property name as one JSON-pointer segment.
-fn escape(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
-}
-
 /// Every local `$ref` string inside a node (not following them).
 fn refs_in(node: &Value) -> Vec<&str> {
     let mut out = Vec::new();
     let mut todo = vec![node];
-    while let Some(v) = todo.pop() {
-        match v {
-            Value::Object(map) => {
-                if let Some(r) = map.get("$ref").and_then(Value::as_str)
-                    && r.starts_with('#')
-                {
-                    out.push(r);
-                }
-                todo.extend(map.values());
-            }
-            Value::Array(items) => todo.extend(items),
-            _ => {}
+    while let Some(Value::Object(map)) = todo.pop() {
+        if let Some(r) = map.get("$ref").and_then(Value::as_str)
+            && r.starts_with('#')
+        {
+            out.push(r);
         }
+        visit::each(map, Definitions::Visit, |_, child| todo.push(child));
     }
     out
 }
 
-fn contains_root_ref(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => {
-            map.get("$ref").and_then(Value::as_str) == Some("#")
-                || map.values().any(contains_root_ref)
-        }
-        Value::Array(items) => items.iter().any(contains_root_ref),
-        _ => false,
+/// Whether a schema node or one below it has a `$ref` that `matches`.
+fn any_ref(value: &Value, matches: &impl Fn(&str) -> bool) -> bool {
+    let Value::Object(map) = value else {
+        return false;
+    };
+    if map.get("$ref").and_then(Value::as_str).is_some_and(matches) {
+        return true;
     }
+    let mut found = false;
+    visit::each(map, Definitions::Visit, |_, child| {
+        found = found || any_ref(child, matches);
+    });
+    found
+}
+
+fn contains_root_ref(value: &Value) -> bool {
+    any_ref(value, &|r| r == "#")
 }
 
 /// Appends `(note)` to a schema node's description.
@@ -425,9 +383,5 @@ pub fn push_note(node: &mut Value, note: &str) {
 
 /// Whether a schema has any `$ref` left.
 pub fn has_ref(value: &Value) -> bool {
-    match value {
-        Value::Object(map) => map.contains_key("$ref") || map.values().any(has_ref),
-        Value::Array(items) => items.iter().any(has_ref),
-        _ => false,
-    }
+    any_ref(value, &|_| true)
 }
