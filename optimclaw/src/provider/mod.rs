@@ -55,7 +55,10 @@ pub use describe::{Degraded, Described, Outcome, describe_tool, tool_spec, tool_
 pub use gemini::gemini_schema;
 pub use native::tool_search_output;
 pub use strict::{check_strict, strict_schema};
-pub use text::{TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, parse_text_call, render_text};
+pub use text::{
+    MAX_CALL_PROSE, TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, WrittenCall, parse_text_call,
+    read_text_calls, render_text,
+};
 
 /// A provider's way of describing tools: pick the one of the endpoint a
 /// request goes to, and render a [`Prompt`] or a

@@ -207,9 +207,17 @@ pub fn parse_text_call(reply: &str) -> Result<Option<TextCall>, TextCallError> {
 /// `(language, body)` of each fenced code block. An unterminated block is
 /// read to the end of the reply.
 fn fenced_blocks(text: &str) -> Vec<(&str, &str)> {
+    fenced_parts(text).0
+}
+
+/// The fenced code blocks of `text` as `(language, body)`, and how many
+/// characters of (trimmed) text are outside them.
+fn fenced_parts(text: &str) -> (Vec<(&str, &str)>, usize) {
     let mut out = Vec::new();
+    let mut prose = 0;
     let mut rest = text;
     while let Some(start) = rest.find("```") {
+        prose += rest[..start].trim().chars().count();
         let after = &rest[start + 3..];
         let (lang, body_start) = match after.find('\n') {
             Some(nl) => (after[..nl].trim(), nl + 1),
@@ -223,9 +231,243 @@ fn fenced_blocks(text: &str) -> Vec<(&str, &str)> {
             }
             None => {
                 out.push((lang, body_all));
+                rest = "";
                 break;
             }
         }
     }
-    out
+    prose += rest.trim().chars().count();
+    (out, prose)
+}
+
+/// Text outside fenced blocks that still lets them be read as calls by
+/// [`read_text_calls`] ("Sure, here is the call:"). A longer text is an
+/// answer that shows JSON, not a call.
+pub const MAX_CALL_PROSE: usize = 120;
+
+/// A call [`read_text_calls`] found in a reply's text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WrittenCall {
+    /// The tool name.
+    pub tool: String,
+    /// The arguments as written: a JSON text (empty when there were none;
+    /// not checked to be an object, so its errors can be told to the model).
+    pub raw_arguments: String,
+}
+
+/// The calls a reply's text holds, or `None` when it is an answer: what
+/// small models served with their own chat template write (llama.cpp,
+/// Ollama and vLLM without a tool parser return it as plain `content`).
+/// Lenient where [`parse_text_call`] is strict, and for any format:
+///
+/// - `<tool_call>{…}</tool_call>` (one or more, the last closing tag may be
+///   missing): always calls;
+/// - the whole reply one JSON object `{"name": …, "arguments": {…}}`, an
+///   array of them, or several one per line;
+/// - fenced blocks (` ```json ` or plain) holding such objects, with at
+///   most [`MAX_CALL_PROSE`] characters of text outside them.
+///
+/// The name may be under `name` or `tool`; the arguments under
+/// `arguments`, `parameters` or `args`, as an object or a JSON text. An
+/// object with any other field is not a call, and every call must name a
+/// tool `is_tool` knows: prose that shows JSON stays prose.
+///
+/// ```
+/// use optimclaw::provider::read_text_calls;
+/// let is_tool = |name: &str| name == "calculate";
+/// let calls = read_text_calls(
+///     "```json\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2+2\"}}\n```",
+///     is_tool,
+/// )
+/// .unwrap();
+/// assert_eq!(calls[0].tool, "calculate");
+/// assert_eq!(calls[0].raw_arguments, r#"{"expression":"2+2"}"#);
+/// assert!(read_text_calls(r#"{"result": 4}"#, is_tool).is_none());
+/// ```
+pub fn read_text_calls(text: &str, is_tool: impl Fn(&str) -> bool) -> Option<Vec<WrittenCall>> {
+    let objects = tagged(text)
+        .or_else(|| whole(text))
+        .or_else(|| fenced(text))?;
+    let mut calls = Vec::with_capacity(objects.len());
+    for object in objects {
+        let call = as_call(&object)?;
+        if !is_tool(&call.tool) {
+            return None;
+        }
+        calls.push(call);
+    }
+    (!calls.is_empty()).then_some(calls)
+}
+
+/// `<tool_call>…</tool_call>` blocks (the closing tag may be missing at
+/// the end of the reply).
+fn tagged(text: &str) -> Option<Vec<Value>> {
+    const OPEN: &str = "<tool_call>";
+    const CLOSE: &str = "</tool_call>";
+    if !text.contains(OPEN) {
+        return None;
+    }
+    let mut objects = Vec::new();
+    for part in text.split(OPEN).skip(1) {
+        let body = part.split(CLOSE).next().unwrap_or(part);
+        objects.extend(json_objects(body.trim())?);
+    }
+    Some(objects)
+}
+
+/// The whole reply as one JSON object or an array of objects.
+fn whole(text: &str) -> Option<Vec<Value>> {
+    let trimmed = text.trim();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        return None;
+    }
+    json_objects(trimmed)
+}
+
+/// Fenced blocks (```json or plain ```) with little prose around them.
+fn fenced(text: &str) -> Option<Vec<Value>> {
+    let (blocks, prose) = fenced_parts(text);
+    let mut objects = Vec::new();
+    for (lang, body) in blocks {
+        if !lang.is_empty() && !lang.eq_ignore_ascii_case("json") {
+            return None;
+        }
+        objects.extend(json_objects(body.trim())?);
+    }
+    (!objects.is_empty() && prose <= MAX_CALL_PROSE).then_some(objects)
+}
+
+/// A JSON object, an array of objects, or objects one per line.
+fn json_objects(text: &str) -> Option<Vec<Value>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(map)) => Some(vec![Value::Object(map)]),
+        Ok(Value::Array(items)) if !items.is_empty() && items.iter().all(Value::is_object) => {
+            Some(items)
+        }
+        Ok(_) => None,
+        Err(_) => {
+            // Several objects in a row ("{…}\n{…}").
+            let items: Vec<Value> = serde_json::Deserializer::from_str(text)
+                .into_iter::<Value>()
+                .collect::<Result<_, _>>()
+                .ok()?;
+            (items.len() > 1 && items.iter().all(Value::is_object)).then_some(items)
+        }
+    }
+}
+
+/// `{"name": …, "arguments": …}` as a call; `None` for any other object.
+fn as_call(object: &Value) -> Option<WrittenCall> {
+    let map = object.as_object()?;
+    // `tool` is what the text dialect's instructions ask for.
+    let name = ["name", "tool"]
+        .iter()
+        .find_map(|key| map.get(*key))?
+        .as_str()?
+        .trim();
+    if name.is_empty() {
+        return None;
+    }
+    let arguments = ["arguments", "parameters", "args"]
+        .iter()
+        .find_map(|key| map.get(*key));
+    // Anything else beside the name and the arguments: not a call.
+    if map.len() > 1 + usize::from(arguments.is_some()) {
+        return None;
+    }
+    let raw_arguments = match arguments {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(other) => other.to_string(),
+    };
+    Some(WrittenCall {
+        tool: name.to_owned(),
+        raw_arguments,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn tools(name: &str) -> bool {
+        matches!(name, "base64_encode" | "calculate" | "tool_info")
+    }
+
+    fn names(text: &str) -> Option<Vec<String>> {
+        read_text_calls(text, tools).map(|calls| calls.into_iter().map(|c| c.tool).collect())
+    }
+
+    #[test]
+    fn a_bare_object_is_a_call() {
+        let calls = read_text_calls(
+            r#"{"name": "base64_encode", "arguments": {"text": "hello world"}}"#,
+            tools,
+        )
+        .unwrap();
+        assert_eq!(calls.len(), 1);
+        let args: Value = serde_json::from_str(&calls[0].raw_arguments).unwrap();
+        assert_eq!(args, json!({"text": "hello world"}));
+    }
+
+    #[test]
+    fn fenced_blocks_tags_and_arrays_are_calls() {
+        let fenced =
+            "```json\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2+2\"}}\n```";
+        assert_eq!(names(fenced).unwrap(), ["calculate"]);
+        let tagged = "<tool_call>\n{\"name\": \"calculate\", \"arguments\": \"{\\\"expression\\\": \\\"1\\\"}\"}\n</tool_call>\n<tool_call>{\"name\": \"tool_info\", \"arguments\": {\"query\": \"time\"}}</tool_call>";
+        assert_eq!(names(tagged).unwrap(), ["calculate", "tool_info"]);
+        let array = r#"[{"name": "calculate", "parameters": {"expression": "1"}}, {"name": "tool_info", "args": {"query": "x"}}]"#;
+        assert_eq!(names(array).unwrap(), ["calculate", "tool_info"]);
+        let lines = "{\"name\": \"calculate\", \"arguments\": {}}\n{\"name\": \"tool_info\", \"arguments\": {}}";
+        assert_eq!(names(lines).unwrap(), ["calculate", "tool_info"]);
+        let short_prose =
+            "Sure:\n```\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"3\"}}\n```";
+        assert_eq!(names(short_prose).unwrap(), ["calculate"]);
+        // The text dialect's own shape is read too.
+        let dialect =
+            "```json\n{\"tool\": \"calculate\", \"arguments\": {\"expression\": \"4\"}}\n```";
+        assert_eq!(names(dialect).unwrap(), ["calculate"]);
+    }
+
+    #[test]
+    fn prose_stays_prose() {
+        // An answer that shows JSON, with a lot of text around it.
+        let answer = format!(
+            "To encode text, you would call the tool like this:\n```json\n{}\n```\n{}",
+            r#"{"name": "base64_encode", "arguments": {"text": "hi"}}"#,
+            "It returns the encoded text, which you can then paste wherever you need it. Let me know if you want me to run it for you."
+        );
+        assert_eq!(names(&answer), None);
+        // Plain answers, JSON data, unknown names, other fields, other languages.
+        assert_eq!(names("The answer is 42."), None);
+        assert_eq!(names(r#"{"result": 126}"#), None);
+        assert_eq!(names(r#"{"name": "Alice", "age": 30}"#), None);
+        assert_eq!(names(r#"{"name": "launch_rocket", "arguments": {}}"#), None);
+        assert_eq!(
+            names("```python\nprint({\"name\": \"calculate\", \"arguments\": {}})\n```"),
+            None
+        );
+        assert_eq!(names("[1, 2, 3]"), None);
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_stay_a_call_as_written() {
+        let calls = read_text_calls(r#"{"name": "calculate", "arguments": "2+2"}"#, tools).unwrap();
+        assert_eq!(calls[0].raw_arguments, "2+2");
+    }
+
+    #[test]
+    fn the_strict_reader_and_the_lenient_one_share_fences() {
+        let reply =
+            "```json\n{\"tool\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\n```";
+        let strict = parse_text_call(reply).unwrap().unwrap();
+        let lenient = read_text_calls(reply, tools).unwrap();
+        assert_eq!(strict.tool, lenient[0].tool);
+        let (blocks, prose) = fenced_parts("intro\n```json\n{}\n```\noutro");
+        assert_eq!(blocks, [("json", "{}\n")]);
+        assert_eq!(prose, "intro".len() + "outro".len());
+    }
 }
