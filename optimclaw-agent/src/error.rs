@@ -108,11 +108,6 @@ pub(crate) fn describe_http_error(err: &reqwest::Error) -> String {
     } else {
         "the request failed".to_owned()
     };
-    let mut source = std::error::Error::source(err);
-    while let Some(s) = source {
-        msg.push_str(": ");
-        msg.push_str(&s.to_string());
-        source = s.source();
-    }
+    msg.push_str(&optimclaw::error_causes(err));
     msg
 }

@@ -41,20 +41,14 @@ pub(crate) enum Failure {
 /// A reqwest error as one line (what failed, then each cause), without the
 /// URL: its query may hold credentials.
 fn describe(err: &reqwest::Error) -> String {
-    let mut line = if err.is_timeout() {
-        "the request timed out".to_owned()
+    let what = if err.is_timeout() {
+        "the request timed out"
     } else if err.is_connect() {
-        "could not connect".to_owned()
+        "could not connect"
     } else {
-        "the request failed".to_owned()
+        "the request failed"
     };
-    let mut cause = std::error::Error::source(err);
-    while let Some(c) = cause {
-        line.push_str(": ");
-        line.push_str(&c.to_string());
-        cause = c.source();
-    }
-    line
+    format!("{what}{}", optimclaw::error_causes(err))
 }
 
 /// A POST of a JSON body.

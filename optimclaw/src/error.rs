@@ -361,6 +361,28 @@ impl std::error::Error for RegistryError {
     }
 }
 
+/// The causes of `err` (its [`source`](std::error::Error::source) chain,
+/// not `err` itself), each as `": cause"`: what to append to a message
+/// that describes `err` in its own words. For an HTTP client's error, whose
+/// own text names the URL (and so a key in its query), that is the way to
+/// tell what failed without leaking it.
+///
+/// ```
+/// let io = std::io::Error::other("connection reset");
+/// let err = optimclaw::ToolError::from_error(io);
+/// assert_eq!(optimclaw::error_causes(&err), ": connection reset");
+/// ```
+pub fn error_causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = String::new();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        out.push_str(": ");
+        out.push_str(&c.to_string());
+        cause = c.source();
+    }
+    out
+}
+
 /// A decoder's message in JSON's words: the model never wrote Rust, so
 /// "expected usize" becomes "expected an integer ≥ 0" and "a sequence" an
 /// array.

@@ -44,7 +44,7 @@ pub use context::{OutputFilter, ToolContext};
 pub use descriptor::{
     CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolHints, ToolKind, linked_tools,
 };
-pub use error::{RegistryError, ToolError, ToolErrorKind};
+pub use error::{RegistryError, ToolError, ToolErrorKind, error_causes};
 pub use optimclaw_macros::tool;
 pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};
