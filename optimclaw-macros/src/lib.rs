@@ -12,7 +12,7 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// Turns a function into a registered LLM tool. See the `optimclaw` crate.
+/// The `#[tool]` attribute; its whole reference is on `optimclaw::tool`.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()

@@ -45,6 +45,8 @@ pub use descriptor::{
     CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolHints, ToolKind, linked_tools,
 };
 pub use error::{RegistryError, ToolError, ToolErrorKind, error_causes};
+#[doc = include_str!("tool_attribute.md")]
+#[doc(inline)]
 pub use optimclaw_macros::tool;
 pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};

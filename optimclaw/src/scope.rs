@@ -118,7 +118,7 @@ pub struct ScopeError {
 /// the scope. [`Registry::scoped`] makes one; the registry's own methods
 /// of the same names are these with [`ToolScope::all`].
 ///
-/// ```
+/// ```rust,standalone_crate
 /// use optimclaw::{LazyConfig, Registry, ToolScope, tool};
 ///
 /// /// Lists the open issues of a repository.
@@ -142,10 +142,13 @@ pub struct ScopeError {
 /// let registry = Registry::from_linked().unwrap();
 /// let scope = ToolScope::new(["github__*"]).unwrap();
 /// let view = registry.scoped(&scope);
-/// assert!(view.search("delete the repository", 5).is_empty());
+/// let hits = view.search("delete the repository", 5);
+/// assert!(hits.iter().all(|t| t.name().starts_with("github__")));
+/// assert_eq!(registry.search("delete the repository", 1)[0].name(), "admin__delete_repo");
 /// assert!(view.get("admin__delete_repo").is_none());
 /// let answer = view.tool_info("admin__delete_repo", 3).unwrap();
-/// assert!(answer.tools.is_empty());
+/// assert!(answer.tools.iter().all(|t| t.name != "admin__delete_repo"));
+/// assert!(!serde_json::to_string(&answer).unwrap().contains("admin__"));
 /// let prompt = view.prompt::<&str>(&LazyConfig::default(), &[]);
 /// assert!(!prompt.note.unwrap_or_default().contains("admin__delete_repo"));
 /// ```
