@@ -42,6 +42,8 @@ pub struct ToolAttr {
 pub struct ArgAttr {
     /// `default` alone (`None` inside) or `default = EXPR`.
     pub default: Option<Option<Expr>>,
+    /// Where `default` is written (errors about the type's `Default` go there).
+    pub default_span: Option<proc_macro2::Span>,
     pub rename: Option<LitStr>,
     pub description: Option<LitStr>,
 }
@@ -288,6 +290,7 @@ pub fn parse_arg_attrs<'a>(
                         out.default = Some(Some(meta.value()?.parse()?));
                     } else {
                         out.default = Some(None);
+                        out.default_span = Some(syn::spanned::Spanned::span(&meta.path));
                     }
                 }
                 "rename" | "description" => {

@@ -12,6 +12,11 @@ use crate::valid;
 
 /// Entry point of `#[tool]`.
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    tool_with(args, input, cfg!(feature = "warn-undocumented"))
+}
+
+/// [`tool`], warning about undocumented parameters when asked.
+fn tool_with(args: TokenStream, input: TokenStream, warn_undocumented: bool) -> TokenStream {
     let cx = Ctxt::default();
     let attr = attr::parse_tool_attr(&cx, args);
     let item: Item = match syn::parse2(input.clone()) {
@@ -40,7 +45,12 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
         return quote!(#emitted #errors);
     }
     let generated = generate(&tool);
-    quote!(#emitted #generated)
+    let warnings = if warn_undocumented {
+        undocumented_warnings(&tool)
+    } else {
+        TokenStream::new()
+    };
+    quote!(#emitted #generated #warnings)
 }
 
 /// The token that names an item, for "not a function" errors.
@@ -108,7 +118,18 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
                 .map(|d| quote!(#[schemars(description = #d)]));
             let default = match &p.attr.default {
                 None => None,
-                Some(None) => Some(quote!(#[serde(default)])),
+                Some(None) => {
+                    // Through a fn on the `default` token, so a type without
+                    // `Default` is reported there, saying what to do.
+                    let fn_name = format_ident!("__optimclaw_default_{}", i);
+                    let fn_str = fn_name.to_string();
+                    let span = p.attr.default_span.unwrap_or_else(|| ty.span());
+                    let on_default = respan(quote!(#ty), span);
+                    defaults.push(quote_spanned! {span=>
+                        fn #fn_name() -> #ty { <#on_default as #private::ArgDefault>::arg_default() }
+                    });
+                    Some(quote!(#[serde(default = #fn_str)]))
+                }
                 Some(Some(expr)) => {
                     let fn_name = format_ident!("__optimclaw_default_{}", i);
                     let fn_str = fn_name.to_string();
@@ -123,6 +144,14 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
             quote! { #(#attrs)* #rename #description #default #ident: #ty }
         })
         .collect();
+    // Each parameter's type checked on its own token, saying what it lacks
+    // (the derives on the argument struct would name generated code).
+    let parameter_checks = tool.args().map(|p| {
+        let ty = p.ty;
+        quote_spanned! {ty.span()=>
+            let _ = #private::assert_parameter::<#ty>;
+        }
+    });
 
     let call_args = tool.params.iter().map(|p| match p.kind {
         // `__ctx` is owned in the async shim and borrowed in the sync one.
@@ -150,14 +179,20 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         }},
     };
 
+    // On the error type's token: a type that cannot be a tool's error is
+    // reported there.
+    let err_span = error_type_span(&sig.output);
+    let convert_error = quote_spanned! {err_span=>
+        (&&&&#private::ErrorWrap::new(__err)).__optimclaw_error()
+    };
     let body = quote! {
-        use #private::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaInto as _, SplitPlain as _, SplitResult as _};
+        use #private::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaInto as _, ErrorViaNothing as _, SplitPlain as _, SplitResult as _};
         let __args: __OptimclawArgs = #private::decode_args(__json)?;
         let __out = #fn_ident(#(#call_args),*) #await_;
         let __result = match (&&#private::Split::new(__out)).__optimclaw_split() {
             ::core::result::Result::Ok(__value) => ::core::result::Result::Ok(__value),
             ::core::result::Result::Err(__err) => ::core::result::Result::Err(
-                (&&&#private::ErrorWrap::new(__err)).__optimclaw_error(),
+                #convert_error,
             ),
         };
         #finish
@@ -252,6 +287,10 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_camel_case_types, clippy::all, clippy::pedantic)]
         const _: () = {
+            const _: () = {
+                #(#parameter_checks)*
+            };
+
             #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
             #[serde(crate = #serde_crate, deny_unknown_fields)]
             #[schemars(crate = #schemars_crate)]
@@ -321,4 +360,110 @@ fn field_attrs(attrs: &[&syn::Attribute]) -> Vec<TokenStream> {
         out.extend(docs.iter().map(|a| quote!(#a)));
     }
     out
+}
+
+/// The span of `E` in a return type written `Result<T, E>` (any path ending
+/// in `Result` with two type arguments), else of the whole return type.
+fn error_type_span(output: &ReturnType) -> proc_macro2::Span {
+    let ReturnType::Type(_, ty) = output else {
+        return proc_macro2::Span::call_site();
+    };
+    if let syn::Type::Path(path) = &**ty
+        && let Some(last) = path.path.segments.last()
+        && last.ident == "Result"
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+    {
+        let types: Vec<&syn::Type> = args
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        if let [_, err] = types.as_slice() {
+            return err.span();
+        }
+    }
+    ty.span()
+}
+
+/// `tokens` with every span set to `span` (so an error about them is
+/// reported on another token of the user's, e.g. `default`).
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let proc_macro2::TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = proc_macro2::TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
+/// A warning on each parameter without a description (no doc comment, no
+/// `#[arg(description)]`): the model would see its name only. Stable Rust
+/// has no warnings from macros, so each is the use of a deprecated item
+/// whose note says what to do, on the parameter's name.
+fn undocumented_warnings(tool: &Tool<'_>) -> TokenStream {
+    let uses = tool.args().enumerate().filter_map(|(i, p)| {
+        let documented = p.attr.description.is_some()
+            || p.field_attrs.iter().any(|a| a.path().is_ident("doc"));
+        if documented {
+            return None;
+        }
+        let ident = p.ident?;
+        // On the parameter's name: the warning points there.
+        let marker = format_ident!("__optimclaw_undocumented_{}", i, span = ident.span());
+        let note = format!(
+            "parameter `{}` of tool `{}` has no description: the model sees its name only; add a `/// …` doc comment above it (or #[arg(description = \"…\")])",
+            p.json_name, tool.name
+        );
+        Some(quote_spanned! {ident.span()=>
+            #[deprecated(note = #note)]
+            struct #marker;
+            let _ = #marker;
+        })
+    });
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        const _: () = {
+            #(#uses)*
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn undocumented_parameters_are_warned_about_only_when_asked() {
+        let input = quote! {
+            /// Add a note.
+            fn note_add(
+                /// The note.
+                text: String,
+                tag: String,
+                #[arg(description = "The day.")]
+                day: u32,
+            ) -> usize { 0 }
+        };
+        let warned = tool_with(TokenStream::new(), input.clone(), true).to_string();
+        assert!(
+            warned.contains("parameter `tag` of tool `note_add` has no description"),
+            "{warned}"
+        );
+        assert!(!warned.contains("parameter `text`"), "{warned}");
+        assert!(!warned.contains("parameter `day`"), "{warned}");
+        assert!(warned.contains("deprecated"), "{warned}");
+        let quiet = tool_with(TokenStream::new(), input, false).to_string();
+        assert!(!quiet.contains("has no description"), "{quiet}");
+    }
 }

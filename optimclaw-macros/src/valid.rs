@@ -149,7 +149,12 @@ fn check_params(cx: &Ctxt, tool: &Tool<'_>) {
                 }
             }
             ParamKind::Arg => {
-                if let Some(it) = find_impl_trait(param.ty) {
+                if names_tool_context(param.ty) {
+                    cx.error_spanned_by(
+                        param.ty,
+                        "the context is borrowed, not taken: write `ctx: &ToolContext`",
+                    );
+                } else if let Some(it) = find_impl_trait(param.ty) {
                     cx.error_spanned_by(
                         it,
                         "tool parameters cannot be `impl Trait`; use a concrete type that implements `Deserialize` and `JsonSchema`",
@@ -356,5 +361,18 @@ fn generic_of<'t>(ty: &'t Type, wrapper: &str) -> Option<&'t Type> {
             _ => None,
         }),
         _ => None,
+    }
+}
+
+/// Whether `ty` is a path ending in `ToolContext` (taken by value).
+fn names_tool_context(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "ToolContext"),
+        Type::Paren(p) => names_tool_context(&p.elem),
+        _ => false,
     }
 }

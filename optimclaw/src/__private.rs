@@ -151,7 +151,7 @@ pub trait ErrorViaInto {
     fn __optimclaw_error(&self) -> ToolError;
 }
 
-impl<E: Into<ToolError>> ErrorViaInto for &&ErrorWrap<E> {
+impl<E: Into<ToolError>> ErrorViaInto for &&&ErrorWrap<E> {
     fn __optimclaw_error(&self) -> ToolError {
         self.take().into()
     }
@@ -164,7 +164,7 @@ pub trait ErrorViaError {
     fn __optimclaw_error(&self) -> ToolError;
 }
 
-impl<E: std::error::Error + Send + Sync + 'static> ErrorViaError for &ErrorWrap<E> {
+impl<E: std::error::Error + Send + Sync + 'static> ErrorViaError for &&ErrorWrap<E> {
     fn __optimclaw_error(&self) -> ToolError {
         ToolError::from_error(self.take())
     }
@@ -176,9 +176,67 @@ pub trait ErrorViaDisplay {
     fn __optimclaw_error(&self) -> ToolError;
 }
 
-impl<E: Display> ErrorViaDisplay for ErrorWrap<E> {
+impl<E: Display> ErrorViaDisplay for &ErrorWrap<E> {
     fn __optimclaw_error(&self) -> ToolError {
         ToolError::new(self.take())
+    }
+}
+
+/// What no error type implements: reached only by a type that is neither
+/// `Into<ToolError>`, a `std::error::Error` nor `Display`, for the message
+/// below on the user's error type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error type: the model reads an error's text, and `{Self}` has none",
+    label = "this error type is neither `Display` nor convertible into `optimclaw::ToolError`",
+    note = "implement `std::fmt::Display` for `{Self}` (or derive `thiserror::Error`), or `From<{Self}> for optimclaw::ToolError`, or return `optimclaw::ToolError`"
+)]
+pub trait ToolErrorType {}
+
+/// The last tier: any other type, refused with [`ToolErrorType`]'s message.
+pub trait ErrorViaNothing<E> {
+    /// Never callable: no type implements [`ToolErrorType`].
+    fn __optimclaw_error(&self) -> ToolError
+    where
+        E: ToolErrorType;
+}
+
+impl<E> ErrorViaNothing<E> for ErrorWrap<E> {
+    fn __optimclaw_error(&self) -> ToolError
+    where
+        E: ToolErrorType,
+    {
+        ToolError::new("an error type without text")
+    }
+}
+
+/// A parameter's type: decoded from the arguments and described in the
+/// schema.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool parameter: it must implement `serde::Deserialize` and `schemars::JsonSchema`",
+    label = "this parameter's type",
+    note = "derive both on it: `#[derive(serde::Deserialize, schemars::JsonSchema)]`, with schemars 1.x (`schemars = \"1\"` in Cargo.toml; schemars 0.8's `JsonSchema` is another trait)"
+)]
+pub trait ToolParameter {}
+
+impl<T: DeserializeOwned + schemars::JsonSchema> ToolParameter for T {}
+
+/// Checks a parameter's type (never called).
+pub fn assert_parameter<T: ToolParameter>() {}
+
+/// A type `#[arg(default)]` can fill in.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no `Default`, which `#[arg(default)]` needs",
+    label = "this `default` calls `{Self}::default()`",
+    note = "derive or implement `Default` for `{Self}`, or give the value: `#[arg(default = EXPR)]`"
+)]
+pub trait ArgDefault: Sized {
+    /// The default value.
+    fn arg_default() -> Self;
+}
+
+impl<T: Default> ArgDefault for T {
+    fn arg_default() -> Self {
+        T::default()
     }
 }
 

@@ -49,7 +49,11 @@ pub fn strict_sort(
 /// # Errors
 /// When the registry is missing.
 #[tool]
-pub async fn strict_context(ctx: &ToolContext, label: Option<String>) -> Result<String, ToolError> {
+pub async fn strict_context(
+    ctx: &ToolContext,
+    /// A label put before the count.
+    label: Option<String>,
+) -> Result<String, ToolError> {
     let registry = std::future::ready(ctx.registry())
         .await
         .ok_or_else(|| ToolError::new("no registry"))?;

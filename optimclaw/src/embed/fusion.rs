@@ -4,7 +4,8 @@ use super::{CosineSpread, STRONG_SPREAD};
 
 /// How keyword and vector rankings are combined. Keep the default
 /// ([`Standing`](Self::Standing), 0.5 for vectors standing out by
-/// [`STRONG_SPREAD`]: chosen on the dev catalogs of every shape,
+/// 6 standard deviations, the default of
+/// [`SemanticConfig::strong_spread`](super::SemanticConfig::strong_spread): chosen on the dev catalogs of every shape,
 /// docs/benchmarks-history.md §2b); try [`Rrf`](Self::Rrf) when your embedder's cosines
 /// are on an unusual scale.
 #[derive(Clone, Copy, Debug, PartialEq)]
