@@ -28,6 +28,9 @@ pub enum ParamKind {
     Context,
     /// Deserialised from the JSON arguments.
     Arg,
+    /// `&T` (not `&str`, a slice or `&ToolContext`): the registry's shared
+    /// state of type `T`, injected; not part of the schema.
+    State,
 }
 
 /// One parameter of the function.
@@ -70,6 +73,24 @@ fn is_context(ty: &Type) -> bool {
         },
         Type::Paren(p) => is_context(&p.elem),
         _ => false,
+    }
+}
+
+/// `T` of a shared `&T` parameter that is state: not `&mut`, not `&str`, a
+/// slice, `dyn`/`impl` or `&ToolContext` (those stay argument mistakes,
+/// reported with their own fix).
+pub fn state_type(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last()?;
+                let plain = |s: &str| last.ident == s && p.path.segments.len() == 1;
+                (!plain("str") && last.ident != "ToolContext").then_some(&*r.elem)
+            }
+            _ => None,
+        },
+        Type::Paren(p) => state_type(&p.elem),
+        _ => None,
     }
 }
 
@@ -123,6 +144,11 @@ impl<'a> Tool<'a> {
     pub fn args(&self) -> impl Iterator<Item = &Param<'a>> {
         self.params.iter().filter(|p| p.kind == ParamKind::Arg)
     }
+
+    /// The shared-state parameters.
+    pub fn states(&self) -> impl Iterator<Item = &Param<'a>> {
+        self.params.iter().filter(|p| p.kind == ParamKind::State)
+    }
 }
 
 impl<'a> Param<'a> {
@@ -133,6 +159,8 @@ impl<'a> Param<'a> {
         };
         let kind = if is_context(&arg.ty) {
             ParamKind::Context
+        } else if state_type(&arg.ty).is_some() {
+            ParamKind::State
         } else {
             ParamKind::Arg
         };

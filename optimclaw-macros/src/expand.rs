@@ -153,6 +153,7 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         }
     });
 
+    let tool_name = &tool.name;
     let call_args = tool.params.iter().map(|p| match p.kind {
         // `__ctx` is owned in the async shim and borrowed in the sync one.
         ParamKind::Context if sig.asyncness.is_some() => quote!(&__ctx),
@@ -160,6 +161,27 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         ParamKind::Arg => {
             let ident = p.ident.expect("validated: parameters are plain names");
             quote!(__args.#ident)
+        }
+        ParamKind::State => {
+            let ty = ast::state_type(p.ty).expect("a state parameter is `&T`");
+            let ctx = if sig.asyncness.is_some() {
+                quote!(&__ctx)
+            } else {
+                quote!(__ctx)
+            };
+            quote!(#private::state::<#ty>(#ctx, #tool_name)?)
+        }
+    });
+    // What the registry must hold: checked when it is built.
+    let state_needs = tool.states().map(|p| {
+        let ty = ast::state_type(p.ty).expect("a state parameter is `&T`");
+        let param = p.ident.map(ToString::to_string).unwrap_or_default();
+        quote_spanned! {ty.span()=>
+            #krate::StateNeed {
+                type_id: || ::core::any::TypeId::of::<#ty>(),
+                type_name: ::core::any::type_name::<#ty>,
+                param: #param,
+            }
         }
     });
     let await_ = sig.asyncness.map(|_| quote!(.await));
@@ -334,6 +356,7 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
                         open_world: #open_world,
                     },
                     check_arguments: __optimclaw_check_arguments,
+                    state: &[#(#state_needs),*],
                     location: #location,
                 }
             }

@@ -117,7 +117,7 @@ fn check_params(cx: &Ctxt, tool: &Tool<'_>) {
         if let FnArg::Receiver(r) = input {
             cx.error_spanned_by(
                 r,
-                "tool functions cannot take `self`; write a free function and pass shared state through `&ToolContext`",
+                "tool functions cannot take `self`; write a free function and take shared state as a `&T` parameter (given to the registry with `.state(…)`)",
             );
         }
     }
@@ -133,6 +133,14 @@ fn check_params(cx: &Ctxt, tool: &Tool<'_>) {
             cx.error_spanned_by(&param.arg.pat, message);
         }
         match param.kind {
+            ParamKind::State => {
+                if let Some(a) = param.arg.attrs.iter().find(|a| a.path().is_ident("arg")) {
+                    cx.error_spanned_by(
+                        a,
+                        "a `&T` parameter is shared state given to the registry, not an argument, and takes no #[arg(...)]; remove the attribute (or take an owned `T` to make it an argument)",
+                    );
+                }
+            }
             ParamKind::Context => {
                 if context_seen {
                     cx.error_spanned_by(
@@ -162,7 +170,7 @@ fn check_params(cx: &Ctxt, tool: &Tool<'_>) {
                 } else if let Type::Reference(r) = param.ty {
                     cx.error_spanned_by(
                         r,
-                        "tool parameters must be owned types (the arguments are deserialised per call); use `String` for `&str`, `Vec<T>` for `&[T]`",
+                        "tool parameters must be owned types (the arguments are deserialised per call); use `String` for `&str`, `Vec<T>` for `&[T]`; shared state is a `&T` of a named type, given to the registry with `.state(…)`",
                     );
                 }
                 if param.ident.is_some() {

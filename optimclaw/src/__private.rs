@@ -182,6 +182,22 @@ impl<E: Display> ErrorViaDisplay for &ErrorWrap<E> {
     }
 }
 
+/// A `&T` parameter's value: the dispatching registry's state (checked
+/// when it was built), else the call's context.
+pub fn state<'c, T: Send + Sync + 'static>(
+    ctx: &'c crate::ToolContext,
+    tool: &str,
+) -> Result<&'c T, ToolError> {
+    crate::registry::dispatched_state::<T>(ctx)
+        .or_else(|| ctx.get::<T>())
+        .ok_or_else(|| {
+            ToolError::new(format!(
+                "tool `{tool}` needs a `{}`, which neither its registry nor the call's context holds",
+                std::any::type_name::<T>()
+            ))
+        })
+}
+
 /// What no error type implements: reached only by a type that is neither
 /// `Into<ToolError>`, a `std::error::Error` nor `Display`, for the message
 /// below on the user's error type.

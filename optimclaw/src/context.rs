@@ -11,6 +11,22 @@ use crate::error::ToolError;
 
 type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
+/// A value a tool asked its [`ToolContext`] for
+/// ([`require`](ToolContext::require)) that the caller did not put there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("this tool needs a `{type_name}` in its ToolContext, and none was provided")]
+#[non_exhaustive]
+pub struct MissingState {
+    /// The type asked for.
+    pub type_name: &'static str,
+}
+
+impl From<MissingState> for ToolError {
+    fn from(err: MissingState) -> Self {
+        ToolError::from_error(err)
+    }
+}
+
 /// Rewrites a text a tool returned: `None` keeps it as it is. Give one to
 /// [`ToolContext::with_output_filter`] (which has an example) to redact
 /// what no tool result may show.
@@ -71,12 +87,14 @@ impl ToolContext {
     }
 
     /// The value of type `T`, or an error saying which type is missing.
-    pub fn require<T: Send + Sync + 'static>(&self) -> Result<&T, ToolError> {
-        self.get::<T>().ok_or_else(|| {
-            ToolError::new(format!(
-                "this tool needs a `{}` in its ToolContext, and none was provided",
-                type_name::<T>()
-            ))
+    /// The error converts into [`ToolError`] and is a
+    /// `std::error::Error`, so `?` works in a tool returning either, or
+    /// its own error type with a `From<MissingState>`. (State the registry
+    /// holds is better taken as a `&T` parameter: it is checked when the
+    /// registry is built.)
+    pub fn require<T: Send + Sync + 'static>(&self) -> Result<&T, MissingState> {
+        self.get::<T>().ok_or(MissingState {
+            type_name: type_name::<T>(),
         })
     }
 

@@ -106,8 +106,32 @@ pub struct ToolDescriptor {
     /// Decodes arguments without calling the function: how examples are
     /// checked when a registry is built.
     pub check_arguments: fn(Value) -> Result<(), ToolError>,
+    /// The shared state the tool takes as `&T` parameters: a registry
+    /// without it does not build.
+    pub state: &'static [StateNeed],
     /// Where the function is.
     pub location: SourceLocation,
+}
+
+/// A `&T` parameter of a tool: state the registry must hold
+/// ([`RegistryBuilder::state`](crate::RegistryBuilder::state)).
+#[derive(Clone, Copy)]
+pub struct StateNeed {
+    /// `TypeId::of::<T>()`.
+    pub type_id: fn() -> std::any::TypeId,
+    /// `type_name::<T>()`, for errors.
+    pub type_name: fn() -> &'static str,
+    /// The parameter's name.
+    pub param: &'static str,
+}
+
+impl fmt::Debug for StateNeed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateNeed")
+            .field("type", &(self.type_name)())
+            .field("param", &self.param)
+            .finish()
+    }
 }
 
 impl fmt::Debug for ToolDescriptor {

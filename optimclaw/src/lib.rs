@@ -40,9 +40,10 @@ pub mod __private;
 pub use bridge::unpack_bridge_call;
 pub use call::{CallOptions, MAX_ARGUMENT_DEPTH};
 pub use config::{CodeLimits, ConfigError, LazyConfig, LoadStrategy};
-pub use context::{OutputFilter, ToolContext};
+pub use context::{MissingState, OutputFilter, ToolContext};
 pub use descriptor::{
-    CallFn, SourceLocation, ToolDescriptor, ToolFuture, ToolHints, ToolKind, linked_tools,
+    CallFn, SourceLocation, StateNeed, ToolDescriptor, ToolFuture, ToolHints, ToolKind,
+    linked_tools,
 };
 pub use error::{RegistryError, ToolError, ToolErrorKind, error_causes};
 #[doc = include_str!("tool_attribute.md")]

@@ -58,7 +58,11 @@ pub struct RegistryBuilder {
     strong_match: f32,
     semantic: Option<SemanticConfig>,
     rerank: Option<RerankConfig>,
+    state: StateMap,
 }
+
+/// Shared state by type.
+type StateMap = HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>;
 
 impl RegistryBuilder {
     /// Sets lazy loading explicitly. Without it, `build` reads
@@ -79,6 +83,53 @@ impl RegistryBuilder {
     #[must_use]
     pub fn strong_match(mut self, strength: f32) -> Self {
         self.strong_match = strength;
+        self
+    }
+
+    /// Adds shared state: the value every tool taking a `&T` parameter of
+    /// this type gets (one per type; a second replaces the first). Give
+    /// mutable state interior mutability (a `Mutex`, an atomic, a pool).
+    /// A registry whose tools need a type it was not given does not build,
+    /// and its error names the tool, the parameter and the type.
+    ///
+    /// ```rust,standalone_crate
+    /// use std::sync::Mutex;
+    /// use optimclaw::{Registry, ToolContext, tool};
+    /// use serde_json::json;
+    ///
+    /// /// The notes.
+    /// #[derive(Default)]
+    /// struct Notes(Mutex<Vec<String>>);
+    ///
+    /// /// Add a note.
+    /// #[tool]
+    /// fn note_add(
+    ///     notes: &Notes,
+    ///     /// The note.
+    ///     text: String,
+    /// ) -> usize {
+    ///     let mut list = notes.0.lock().unwrap();
+    ///     list.push(text);
+    ///     list.len()
+    /// }
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// let err = Registry::builder().build().unwrap_err();
+    /// let text = err.to_string();
+    /// assert!(text.contains("tool `note_add`") && text.contains("needs a"), "{text}");
+    /// let registry = Registry::builder().state(Notes::default()).build().unwrap();
+    /// let n = registry
+    ///     .call("note_add", json!({"text": "milk"}), &ToolContext::new())
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(n, 1);
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state
+            .insert(std::any::TypeId::of::<T>(), Arc::new(value));
         self
     }
 
@@ -182,6 +233,20 @@ impl RegistryBuilder {
         // The same descriptor added twice is one tool, not a duplicate.
         descriptors.sort_by_key(|d| std::ptr::from_ref(*d) as usize);
         descriptors.dedup_by_key(|d| std::ptr::from_ref(*d) as usize);
+        // Shared state: every `&T` a linked tool takes must be here.
+        for descriptor in &descriptors {
+            for need in descriptor.state {
+                if !self.state.contains_key(&(need.type_id)()) {
+                    problems.push(format!(
+                        "tool `{}` ({}) needs a `{}` for its parameter `{}`: give the registry one with Registry::builder().state(value)",
+                        descriptor.name,
+                        descriptor.location,
+                        (need.type_name)(),
+                        need.param
+                    ));
+                }
+            }
+        }
         let mut tools: Vec<Tool> = descriptors.into_iter().map(Tool::from_descriptor).collect();
         tools.extend(self.dynamic.into_iter().map(Tool::from_dynamic));
         for tool in &tools {
@@ -254,6 +319,7 @@ impl RegistryBuilder {
                 call_timeout: self.call_timeout,
                 lazy,
                 search,
+                state: self.state,
                 strong_match: self.strong_match,
                 semantic,
                 rerank: self.rerank,
@@ -277,6 +343,7 @@ struct Inner {
     call_timeout: Option<Duration>,
     lazy: LazyConfig,
     search: SearchIndex,
+    state: StateMap,
     strong_match: f32,
     semantic: Option<SemanticSearch>,
     rerank: Option<RerankConfig>,
@@ -320,6 +387,7 @@ impl Registry {
             lazy: None,
             weights: Weights::default(),
             strong_match: crate::search::STRONG_MATCH,
+            state: StateMap::default(),
             semantic: None,
             rerank: None,
         }
@@ -524,6 +592,16 @@ impl Registry {
         telemetry::record_outcome(&span, &result, ctx.output_filter());
         result
     }
+}
+
+/// The state of type `T` of the registry that dispatched the call in
+/// `ctx` (what a `&T` parameter of a tool gets).
+pub(crate) fn dispatched_state<T: Send + Sync + 'static>(ctx: &ToolContext) -> Option<&T> {
+    let inner = ctx.dispatcher()?.downcast_ref::<Inner>()?;
+    inner
+        .state
+        .get(&std::any::TypeId::of::<T>())?
+        .downcast_ref::<T>()
 }
 
 impl ToolContext {

@@ -14,7 +14,7 @@ use crate::net::{describe, read_capped, redact_url};
 use crate::shell::ShellOutput;
 
 pub(crate) fn app(ctx: &ToolContext) -> Result<&App, ToolError> {
-    ctx.require::<App>()
+    Ok(ctx.require::<App>()?)
 }
 
 /// Return the given text unchanged, to show it to the user.
