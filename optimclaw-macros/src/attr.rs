@@ -8,7 +8,7 @@ use syn::{Expr, ExprLit, Lit, LitStr, Token};
 use crate::ctxt::Ctxt;
 use crate::example::{Json, parse_examples};
 
-const TOOL_KEYS: &str = "`core`, `deferred`, `name`, `description`, `keywords`, `examples`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `crate`";
+const TOOL_KEYS: &str = "`core`, `deferred`, `name`, `description`, `keywords`, `asks`, `examples`, `title`, `read_only`, `destructive`, `idempotent`, `open_world`, `crate`";
 const ARG_KEYS: &str = "`default`, `rename`, `description`";
 
 /// Whether a tool is always sent to the model or listed by name only.
@@ -25,6 +25,8 @@ pub struct ToolAttr {
     pub name: Option<LitStr>,
     pub description: Option<LitStr>,
     pub keywords: Vec<LitStr>,
+    /// Example user requests the tool answers (`asks = ["…"]`).
+    pub asks: Vec<LitStr>,
     /// Example calls; `None` when the key is absent.
     pub examples: Option<Vec<Json>>,
     /// A human-readable title (MCP `title`).
@@ -107,6 +109,7 @@ fn no_value(cx: &Ctxt, meta: &ParseNestedMeta<'_>, key: &str) -> syn::Result<()>
 pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
     let mut attr = ToolAttr::default();
     let mut seen_keywords = false;
+    let mut seen_asks = false;
     let parser = syn::meta::parser(|meta| {
         let key = key_name(&meta);
         match key.as_str() {
@@ -151,6 +154,16 @@ pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
                     seen_keywords = true;
                     let expr: Expr = meta.value()?.parse()?;
                     attr.keywords = parse_keywords(cx, &expr);
+                }
+            }
+            "asks" => {
+                if seen_asks {
+                    repeated(cx, &meta, &key, "tool");
+                    skip_value(&meta)?;
+                } else {
+                    seen_asks = true;
+                    let expr: Expr = meta.value()?.parse()?;
+                    attr.asks = parse_asks(cx, &expr);
                 }
             }
             "title" => {
@@ -222,6 +235,53 @@ pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
         );
     }
     attr
+}
+
+/// `asks = ["remind me to call mom tomorrow", …]`: requests a user would
+/// write, each a few words or more, none repeated.
+fn parse_asks(cx: &Ctxt, expr: &Expr) -> Vec<LitStr> {
+    const SHAPE: &str = "`asks` takes a list of example user requests, e.g. asks = [\"remind me to call mom tomorrow\"]";
+    let Expr::Array(array) = expr else {
+        cx.error_spanned_by(expr, SHAPE);
+        return Vec::new();
+    };
+    if array.elems.is_empty() {
+        cx.error_spanned_by(
+            array,
+            "`asks` is empty; write a request a user would send, or remove the key",
+        );
+    }
+    let mut out: Vec<LitStr> = Vec::new();
+    for elem in &array.elems {
+        match elem {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => {
+                let value = s.value();
+                let words = value.split_whitespace().count();
+                if words < 2 {
+                    cx.error_spanned_by(
+                        s,
+                        "an ask is a request a user would write (two words or more); put single words in `keywords`",
+                    );
+                } else if value.chars().count() > 300 {
+                    cx.error_spanned_by(s, "an ask is one request of at most 300 characters");
+                } else if out
+                    .iter()
+                    .any(|a| a.value().trim().eq_ignore_ascii_case(value.trim()))
+                {
+                    cx.error_spanned_by(
+                        s,
+                        format!("repeated ask \"{value}\"; list each request once"),
+                    );
+                } else {
+                    out.push(s.clone());
+                }
+            }
+            other => cx.error_spanned_by(other, SHAPE),
+        }
+    }
+    out
 }
 
 fn parse_keywords(cx: &Ctxt, expr: &Expr) -> Vec<LitStr> {

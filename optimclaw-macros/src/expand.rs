@@ -267,6 +267,7 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         .keywords
         .iter()
         .map(|k| k.value().trim().to_owned());
+    let asks = tool.attr.asks.iter().map(|a| a.value().trim().to_owned());
     let examples: Vec<String> = tool
         .attr
         .examples
@@ -344,6 +345,7 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
                     description: #description,
                     kind: #kind,
                     keywords: &[#(#keywords),*],
+                    asks: &[#(#asks),*],
                     input_schema: __optimclaw_input_schema,
                     output_schema: __optimclaw_output_schema,
                     call: __optimclaw_call,

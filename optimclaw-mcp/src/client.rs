@@ -14,7 +14,7 @@ use tokio::sync::Mutex;
 use tracing::Instrument;
 
 use optimclaw::manifest::cap_description;
-use optimclaw::manifest::examples_in_entry;
+use optimclaw::manifest::{asks_in_entry, examples_in_entry};
 use optimclaw::schema::check_instance;
 use optimclaw::{DynamicTool, is_valid_tool_name};
 use optimclaw::{ToolError, ToolErrorKind};
@@ -330,7 +330,7 @@ impl McpClient {
                 let examples = examples_in_entry(&entry)
                     .into_iter()
                     .filter(|e| check_instance(e, &schema_copy).is_ok());
-                dynamic = dynamic.examples(examples);
+                dynamic = dynamic.examples(examples).asks(asks_in_entry(&entry));
             }
             out.push(dynamic);
         }

@@ -431,6 +431,7 @@ impl WasmRuntime {
         }
         let mut tool = DynamicTool::new(manifest.name, manifest.description, manifest.input_schema)
             .keywords(manifest.keywords)
+            .asks(manifest.asks)
             .examples(manifest.examples)
             .origin(format!("wasm {}", base.display()))
             .handler(move |_ctx, args: Value| {

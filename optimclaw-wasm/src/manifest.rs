@@ -17,6 +17,9 @@ pub struct WasmManifest {
     /// Extra search words.
     #[serde(default)]
     pub keywords: Vec<String>,
+    /// Example user requests the tool answers (searched by `tool_info`).
+    #[serde(default)]
+    pub asks: Vec<String>,
     /// Example calls (argument objects), checked against `input_schema`
     /// when the module loads.
     #[serde(default)]

@@ -91,6 +91,8 @@ pub struct ToolDescriptor {
     pub kind: ToolKind,
     /// Extra words for `tool_info` search.
     pub keywords: &'static [&'static str],
+    /// Example user requests the tool answers, searched too.
+    pub asks: &'static [&'static str],
     /// Produces the JSON schema of the arguments.
     pub input_schema: fn() -> Value,
     /// Produces the JSON schema of the result, where the result type has one.

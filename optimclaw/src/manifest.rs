@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::descriptor::ToolKind;
 use crate::schema::check_instance;
-pub use crate::tool::examples_in_entry;
+pub use crate::tool::{ASKS_META_KEY, asks_in_entry, examples_in_entry};
 use crate::tool::{DynamicTool, is_valid_tool_name};
 
 /// How manifest tools are imported. Use a manifest to describe tools a
@@ -238,7 +238,7 @@ pub fn parse_manifest(
         if let Some(out) = entry.get("outputSchema").filter(|o| o.is_object()) {
             tool = tool.output_schema(out.clone());
         }
-        tools.push(tool.examples(examples));
+        tools.push(tool.examples(examples).asks(asks_in_entry(entry)));
     }
     if problems.is_empty() {
         Ok(tools)

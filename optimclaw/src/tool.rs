@@ -18,6 +18,23 @@ use crate::schema;
 /// carry a tool's example calls: MCP's tool has no field of its own for them.
 pub const EXAMPLES_META_KEY: &str = "io.optimclaw/examples";
 
+/// `_meta` key under which a tool's example requests travel ([`Tool::asks`]).
+pub const ASKS_META_KEY: &str = "io.optimclaw/asks";
+
+/// A manifest or MCP entry's example requests: its `asks` array, or
+/// `_meta["io.optimclaw/asks"]`; strings only.
+pub fn asks_in_entry(entry: &serde_json::Map<String, Value>) -> Vec<String> {
+    entry
+        .get("asks")
+        .or_else(|| entry.get("_meta").and_then(|m| m.get(ASKS_META_KEY)))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
 /// The example calls written in a `tools/list` entry: its `examples` array,
 /// else `_meta["io.optimclaw/examples"]`. Entries that are not objects are
 /// left out.
@@ -136,6 +153,7 @@ pub struct DynamicTool {
     description: String,
     kind: ToolKind,
     keywords: Vec<String>,
+    asks: Vec<String>,
     input_schema: Value,
     output_schema: Option<Value>,
     examples: Vec<Value>,
@@ -158,6 +176,7 @@ impl DynamicTool {
             description: description.into(),
             kind: ToolKind::Deferred,
             keywords: Vec::new(),
+            asks: Vec::new(),
             input_schema,
             output_schema: None,
             examples: Vec::new(),
@@ -186,6 +205,22 @@ impl DynamicTool {
     #[must_use]
     pub fn kind(mut self, kind: ToolKind) -> Self {
         self.kind = kind;
+        self
+    }
+
+    /// Adds example user requests the tool answers ("remind me to call
+    /// mom tomorrow"): searched by `tool_info` like the words of its
+    /// description. Blank ones are dropped.
+    pub fn asks<I, S>(mut self, asks: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.asks.extend(
+            asks.into_iter()
+                .map(Into::into)
+                .filter(|a: &String| !a.trim().is_empty()),
+        );
         self
     }
 
@@ -268,6 +303,7 @@ pub struct Tool {
     description: String,
     kind: ToolKind,
     keywords: Vec<String>,
+    asks: Vec<String>,
     input_schema: Value,
     output_schema: Option<Value>,
     examples: Vec<Value>,
@@ -286,6 +322,7 @@ impl Tool {
             description,
             kind,
             keywords,
+            asks,
             mut input_schema,
             output_schema,
             mut examples,
@@ -307,6 +344,7 @@ impl Tool {
             description,
             kind,
             keywords,
+            asks,
             input_schema,
             output_schema,
             examples,
@@ -324,6 +362,7 @@ impl Tool {
             description: d.description.to_owned(),
             kind: d.kind,
             keywords: d.keywords.iter().map(|k| (*k).to_owned()).collect(),
+            asks: d.asks.iter().map(|a| (*a).to_owned()).collect(),
             input_schema: (d.input_schema)(),
             output_schema: (d.output_schema)(),
             // Written by the macro from JSON it parsed: always valid JSON.
@@ -366,6 +405,12 @@ impl Tool {
     /// Search keywords.
     pub fn keywords(&self) -> &[String] {
         &self.keywords
+    }
+
+    /// Example user requests the tool answers (`#[tool(asks = […])]`,
+    /// [`DynamicTool::asks`], a manifest's `asks`): searched by `tool_info`.
+    pub fn asks(&self) -> &[String] {
+        &self.asks
     }
     /// The canonical JSON schema of the arguments.
     pub fn input_schema(&self) -> &Value {

@@ -21,6 +21,7 @@ impl SearchIndex {
             weights.param_names,
             weights.param_descriptions,
             weights.examples,
+            weights.asks,
         ];
         let mut index = SearchIndex::default();
         // Each distinct word is analysed once (stemming is the costly part

@@ -5,7 +5,8 @@ use serde_json::Value;
 use crate::tool::Tool;
 
 /// Calls `visit(field, text)` for each searchable text of a tool: name (0),
-/// keywords (1), description (2), parameter names (3) and descriptions (4).
+/// keywords (1), description (2), parameter names (3) and descriptions (4),
+/// example calls' strings (5), example requests (6).
 /// Nothing is copied: indexing 10k tools visits a million words.
 pub(super) fn visit_texts(tool: &Tool, visit: &mut impl FnMut(usize, &str)) {
     visit(0, tool.name());
@@ -16,6 +17,9 @@ pub(super) fn visit_texts(tool: &Tool, visit: &mut impl FnMut(usize, &str)) {
     visit_params(tool.input_schema(), visit, 0);
     for example in tool.examples() {
         visit_strings(example, visit, 0);
+    }
+    for ask in tool.asks() {
+        visit(6, ask);
     }
 }
 

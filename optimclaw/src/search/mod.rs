@@ -55,6 +55,18 @@ pub struct Weights {
     /// String values of the tool's example calls (low weight: they often
     /// hold the words users type, but also incidental ones).
     pub examples: f32,
+    /// The tool's example user requests (`asks`): users' own words, like
+    /// the description's weight.
+    pub asks: f32,
+}
+
+impl Weights {
+    /// Sets [`asks`](Self::asks).
+    #[must_use]
+    pub fn with_asks(mut self, asks: f32) -> Self {
+        self.asks = asks;
+        self
+    }
 }
 
 impl Weights {
@@ -110,15 +122,16 @@ impl Default for Weights {
             param_names: 0.6,
             param_descriptions: 0.8,
             examples: 0.3,
+            asks: 1.0,
         }
     }
 }
 
-const FIELDS: usize = 6;
+const FIELDS: usize = 7;
 /// BM25 saturation.
 const K1: f32 = 1.2;
 /// Length normalisation per field: short fields (names) barely normalised.
-const B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75, 0.75];
+const B: [f32; FIELDS] = [0.3, 0.3, 0.75, 0.5, 0.75, 0.75, 0.75];
 /// Weight of a name term reached through a typo correction.
 const TYPO_FACTOR: f32 = 0.6;
 /// Bonus per share of a tool's name parts that the query mentions.

@@ -1,6 +1,7 @@
-//! One-line checks for a program's own test suite: problems that can only
-//! be seen once every tool is linked (duplicate names across modules and
-//! crates, schemas a provider would reject).
+//! Checks for a program's own test suite: problems that can only be seen
+//! once every tool is linked (duplicate names across modules and crates,
+//! schemas a provider would reject), and how well users' requests find the
+//! tools ([`discoverability`]).
 //!
 //! ```
 //! #[cfg(test)]
@@ -15,9 +16,12 @@
 // The example above is the test users copy into their crates.
 #![allow(clippy::test_attr_in_doctest)]
 
+mod discover;
+
 use crate::error::RegistryError;
 use crate::provider::{Degraded, Dialect, Outcome, RenderOptions, describe_tool};
 use crate::registry::Registry;
+pub use discover::{Discoverability, RequestResult, discoverability};
 
 /// Checks every linked tool for every provider dialect; returns every
 /// problem found. See [`check_tools_for`].
