@@ -45,7 +45,7 @@ fn list_dir(
 }
 
 /// Find files in the workspace whose paths match a glob such as `**/*.rs`.
-#[tool(deferred, keywords = ["find", "files", "pattern", "wildcard", "search", "extension", "recursive"], read_only)]
+#[tool(deferred, asks = ["find all the pdf files", "which python files are in src?"], keywords = ["find", "files", "pattern", "wildcard", "search", "extension", "recursive"], read_only)]
 fn glob(
     ctx: &ToolContext,
     /// The glob, relative to the workspace, e.g. `src/**/*.rs`.

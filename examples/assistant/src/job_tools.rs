@@ -13,7 +13,7 @@ fn db_err(e: rusqlite::Error) -> ToolError {
 /// Create a new background job with the given prompt and priority. With
 /// `tool` and `arguments` the job runs that tool call in the background.
 #[tool(
-    deferred, keywords = ["background", "start", "launch", "kick off", "long-running", "task", "queue", "async"],
+    deferred, asks = ["do this in the background while I work on something else"], keywords = ["background", "start", "launch", "kick off", "long-running", "task", "queue", "async"],
     examples = [{"prompt": "Summarize today's news", "priority": 3}, {"prompt": "Check the disk", "tool": "shell", "arguments": {"command": "df -h"}, "timeout_secs": 60}]
 )]
 fn job_create(
@@ -58,7 +58,7 @@ fn job_create(
 }
 
 /// Report the status (and result or error) of a background job.
-#[tool(deferred, keywords = ["background", "progress", "result", "check", "done", "finished", "status"], read_only)]
+#[tool(deferred, asks = ["has my background task finished?"], keywords = ["background", "progress", "result", "check", "done", "finished", "status"], read_only)]
 fn job_status(
     ctx: &ToolContext,
     /// The job's id, e.g. job-1a2b3c4d5e6f.
@@ -72,7 +72,7 @@ fn job_status(
 }
 
 /// Cancel a queued or running background job.
-#[tool(deferred, keywords = ["background", "stop", "abort", "kill", "stuck"], destructive, idempotent)]
+#[tool(deferred, asks = ["abort the job that is stuck"], keywords = ["background", "stop", "abort", "kill", "stuck"], destructive, idempotent)]
 fn job_cancel(
     ctx: &ToolContext,
     /// The job's id.
@@ -86,7 +86,7 @@ fn job_cancel(
 }
 
 /// List background jobs, newest first, optionally of one status.
-#[tool(deferred, keywords = ["background", "queue", "running", "history", "all jobs"], read_only)]
+#[tool(deferred, asks = ["show me the jobs that are running", "what is queued up in the background?"], keywords = ["background", "queue", "running", "history", "all jobs"], read_only)]
 fn job_list(
     ctx: &ToolContext,
     /// Only jobs in this status: queued, running, done, failed, cancelled, timed_out, interrupted.

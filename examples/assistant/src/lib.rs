@@ -12,6 +12,7 @@ pub mod jobs;
 pub mod memory;
 pub mod net;
 pub mod redact;
+pub mod requests;
 pub mod secrets;
 pub mod shell;
 pub mod workspace;

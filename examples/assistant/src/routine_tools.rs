@@ -43,7 +43,7 @@ fn routine_create(
 }
 
 /// List routines with their schedules and next run times.
-#[tool(deferred, keywords = ["cron", "schedule", "scheduled", "recurring", "reminders"], read_only)]
+#[tool(deferred, asks = ["what reminders have I scheduled?", "when does my next scheduled task run?"], keywords = ["cron", "schedule", "scheduled", "recurring", "reminders"], read_only)]
 fn routine_list(ctx: &ToolContext) -> Result<Vec<Routine>, ToolError> {
     app(ctx)?
         .jobs
@@ -52,7 +52,7 @@ fn routine_list(ctx: &ToolContext) -> Result<Vec<Routine>, ToolError> {
 }
 
 /// Delete a routine by name.
-#[tool(deferred, keywords = ["cron", "schedule", "remove", "stop", "cancel", "reminder", "unschedule"], destructive, idempotent)]
+#[tool(deferred, asks = ["stop the weekly reminder", "remove the daily schedule for the report"], keywords = ["cron", "schedule", "remove", "stop", "cancel", "reminder", "unschedule"], destructive, idempotent)]
 fn routine_delete(
     ctx: &ToolContext,
     /// The routine's name.

@@ -9,7 +9,7 @@ use crate::secrets::SecretInfo;
 /// Store a secret (API key, token, password) under a name, bound to the
 /// URL prefixes it may be sent to. The value is never shown again: use
 /// `{{secret:NAME}}` in http URLs, headers or bodies to those URLs.
-#[tool(deferred, keywords = ["credential", "password", "token", "api key", "store", "save", "keep", "securely"],
+#[tool(deferred, asks = ["store my password for the email server"], keywords = ["credential", "password", "token", "api key", "store", "save", "keep", "securely"],
     examples = [{"name": "GITHUB_TOKEN", "value": "ghp_example", "allowed_urls": ["https://api.github.com"]}], destructive, idempotent)]
 fn secrets_set(
     ctx: &ToolContext,

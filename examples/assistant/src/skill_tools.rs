@@ -92,7 +92,7 @@ fn load_all(dir: &Path) -> Vec<(Skill, String)> {
 }
 
 /// List installed skills with their descriptions.
-#[tool(deferred, keywords = ["skills", "plugins", "capabilities", "installed", "available"], read_only)]
+#[tool(deferred, asks = ["what skills can you use?"], keywords = ["skills", "plugins", "capabilities", "installed", "available"], read_only)]
 fn skill_list(ctx: &ToolContext) -> Result<Vec<Skill>, ToolError> {
     Ok(load_all(&app(ctx)?.skills_dir)
         .into_iter()
@@ -101,7 +101,7 @@ fn skill_list(ctx: &ToolContext) -> Result<Vec<Skill>, ToolError> {
 }
 
 /// Search installed skills by keywords over names, descriptions, tags and text.
-#[tool(deferred, keywords = ["skills", "find", "search", "capabilities", "lookup"], read_only)]
+#[tool(deferred, asks = ["is there a skill that can format my resume?"], keywords = ["skills", "find", "search", "capabilities", "lookup"], read_only)]
 fn skill_search(
     ctx: &ToolContext,
     /// Keywords.

@@ -24,6 +24,9 @@ pub struct RequestResult {
     pub strength: Option<MatchStrength>,
     /// Whether the answer was "no tool matches".
     pub no_match: bool,
+    /// Whether the expected tool is a core tool (always in the prompt;
+    /// `tool_info` does not search it): such requests are not counted.
+    pub core: bool,
 }
 
 impl RequestResult {
@@ -56,8 +59,11 @@ pub struct Discoverability {
 }
 
 impl Discoverability {
+    /// The requests for a deferred tool (what the figures count).
     fn with_tool(&self) -> impl Iterator<Item = &RequestResult> {
-        self.results.iter().filter(|r| r.expected.is_some())
+        self.results
+            .iter()
+            .filter(|r| r.expected.is_some() && !r.core)
     }
 
     /// The share of requests (with an expected tool) that ranked it in the
@@ -81,6 +87,13 @@ impl Discoverability {
     /// Requests with an expected tool that it did not rank in the first 5.
     pub fn missed(&self) -> Vec<&RequestResult> {
         self.with_tool().filter(|r| r.rank().is_none()).collect()
+    }
+
+    /// Requests whose expected tool was ranked, but not first.
+    pub fn not_first(&self) -> Vec<&RequestResult> {
+        self.with_tool()
+            .filter(|r| r.rank().is_some_and(|rank| rank > 1))
+            .collect()
     }
 
     /// Requests meant for no tool that still got a strong match.
@@ -129,7 +142,14 @@ fn share<'a>(
 impl fmt::Display for Discoverability {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let with_tool = self.with_tool().count();
-        let without = self.results.len() - with_tool;
+        let core = self.results.iter().filter(|r| r.core).count();
+        let without = self.results.iter().filter(|r| r.expected.is_none()).count();
+        if core > 0 {
+            writeln!(
+                f,
+                "{core} requests for core tools not counted (always in the prompt)"
+            )?;
+        }
         writeln!(
             f,
             "{with_tool} requests for a tool: recall@1 {:.2}, recall@5 {:.2}, first and strong {:.2}",
@@ -148,6 +168,16 @@ impl fmt::Display for Discoverability {
                 } else {
                     r.ranked.join(", ")
                 }
+            )?;
+        }
+        for r in self.not_first() {
+            writeln!(
+                f,
+                "  not first: {:?} (for {}, ranked {}) ranked {} first",
+                r.request,
+                r.expected.as_deref().unwrap_or_default(),
+                r.rank().unwrap_or_default(),
+                r.ranked.first().map_or("", String::as_str)
             )?;
         }
         for r in self.unanswered() {
@@ -182,9 +212,11 @@ impl fmt::Display for Discoverability {
 }
 
 /// Asks `tool_info` each request, as a model would, and reports how the
-/// tools meant for them were found. Give requests as users write them (not
-/// copies of the tools' `asks`, which are indexed): `(request, Some(tool))`,
-/// or `(request, None)` for one no tool should answer.
+/// deferred tools meant for them were found. Give requests as users write
+/// them (not copies of the tools' `asks`, which are indexed):
+/// `(request, Some(tool))`, or `(request, None)` for one no tool should
+/// answer. Requests for core tools are kept but not counted: those are
+/// always in the prompt, and `tool_info` does not search them.
 ///
 /// ```rust,standalone_crate
 /// use optimclaw::{Registry, tool};
@@ -232,9 +264,15 @@ where
                 .flat_map(|a| a.tools.iter().map(|t| t.name.clone()))
                 .take(KEPT)
                 .collect();
+            let expected: Option<String> = expected.map(Into::into);
+            let core = expected
+                .as_deref()
+                .and_then(|name| registry.get(name))
+                .is_some_and(crate::Tool::is_core);
             RequestResult {
+                core,
                 request: request.to_owned(),
-                expected: expected.map(Into::into),
+                expected,
                 strength: answer
                     .as_ref()
                     .and_then(|a| a.tools.first())
@@ -258,6 +296,7 @@ mod tests {
             ranked: ranked.iter().map(|s| (*s).to_owned()).collect(),
             strength: Some(MatchStrength::Strong),
             no_match: false,
+            core: false,
         }
     }
 

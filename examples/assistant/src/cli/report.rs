@@ -153,6 +153,11 @@ pub fn report(registry: &Registry, provider: &str, budget: Option<usize>) -> Res
     }
     out!("the OptimClaw lazy-tools document claims about 13,000 -> 4,000 tokens (70 %)");
     degraded(registry, dialect);
+    let found = crate::requests::report(registry, crate::requests::HELD_OUT)?;
+    out!(
+        "\ndiscoverability: tool_info on the requests written for this catalog (requests/held-out.jsonl):\n{}",
+        found.to_string().trim_end()
+    );
     Ok(())
 }
 
