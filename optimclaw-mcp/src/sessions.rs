@@ -303,6 +303,9 @@ mod tests {
         let used = s.open(0, server());
         tokio::time::advance(Duration::from_millis(2)).await;
         let new = s.open(0, server());
+        // Touched after `new` opened (on a paused clock, the same instant
+        // would leave the order to chance).
+        tokio::time::advance(Duration::from_millis(2)).await;
         let _ = s.get(&old, 0, false);
         let _ = s.get(&used, 0, true);
         // `old` was touched by `initialized` only, after `new` opened.
