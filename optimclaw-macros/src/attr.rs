@@ -238,58 +238,65 @@ pub fn parse_tool_attr(cx: &Ctxt, args: TokenStream) -> ToolAttr {
 }
 
 /// `asks = ["remind me to call mom tomorrow", …]`: requests a user would
-/// write, each a few words or more, none repeated.
+/// write, each two words or more, none repeated.
 fn parse_asks(cx: &Ctxt, expr: &Expr) -> Vec<LitStr> {
     const SHAPE: &str = "`asks` takes a list of example user requests, e.g. asks = [\"remind me to call mom tomorrow\"]";
-    let Expr::Array(array) = expr else {
-        cx.error_spanned_by(expr, SHAPE);
-        return Vec::new();
-    };
-    if array.elems.is_empty() {
+    if let Expr::Array(array) = expr
+        && array.elems.is_empty()
+    {
         cx.error_spanned_by(
             array,
             "`asks` is empty; write a request a user would send, or remove the key",
         );
     }
-    let mut out: Vec<LitStr> = Vec::new();
-    for elem in &array.elems {
-        match elem {
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(s), ..
-            }) => {
-                let value = s.value();
-                let words = value.split_whitespace().count();
-                if words < 2 {
-                    cx.error_spanned_by(
-                        s,
-                        "an ask is a request a user would write (two words or more); put single words in `keywords`",
-                    );
-                } else if value.chars().count() > 300 {
-                    cx.error_spanned_by(s, "an ask is one request of at most 300 characters");
-                } else if out
-                    .iter()
-                    .any(|a| a.value().trim().eq_ignore_ascii_case(value.trim()))
-                {
-                    cx.error_spanned_by(
-                        s,
-                        format!("repeated ask \"{value}\"; list each request once"),
-                    );
-                } else {
-                    out.push(s.clone());
-                }
+    string_list(
+        cx,
+        expr,
+        (SHAPE, SHAPE),
+        |value| {
+            if value.split_whitespace().count() < 2 {
+                Some("an ask is a request a user would write (two words or more); put single words in `keywords`".to_owned())
+            } else if value.chars().count() > 300 {
+                Some("an ask is one request of at most 300 characters".to_owned())
+            } else {
+                None
             }
-            other => cx.error_spanned_by(other, SHAPE),
-        }
-    }
-    out
+        },
+        |value| format!("repeated ask \"{value}\"; list each request once"),
+    )
 }
 
 fn parse_keywords(cx: &Ctxt, expr: &Expr) -> Vec<LitStr> {
-    let Expr::Array(array) = expr else {
-        cx.error_spanned_by(
-            expr,
+    string_list(
+        cx,
+        expr,
+        (
             "`keywords` takes a list of string literals, e.g. keywords = [\"schedule\", \"task\"]",
-        );
+            "keywords must be string literals, e.g. keywords = [\"schedule\", \"task\"]",
+        ),
+        |value| {
+            value
+                .trim()
+                .is_empty()
+                .then(|| "keywords cannot be empty; remove it or write a word".to_owned())
+        },
+        |value| format!("repeated keyword \"{value}\"; list each keyword once"),
+    )
+}
+
+/// A list of string literals: `shapes` are the errors for something else
+/// than a list and for an item that is no string literal; `check` says
+/// what is wrong with a value, `repeated` the error for one given twice
+/// (ignoring case). Bad items are reported and left out.
+fn string_list(
+    cx: &Ctxt,
+    expr: &Expr,
+    shapes: (&str, &str),
+    check: impl Fn(&str) -> Option<String>,
+    repeated: impl Fn(&str) -> String,
+) -> Vec<LitStr> {
+    let Expr::Array(array) = expr else {
+        cx.error_spanned_by(expr, shapes.0);
         return Vec::new();
     };
     let mut out: Vec<LitStr> = Vec::new();
@@ -299,24 +306,18 @@ fn parse_keywords(cx: &Ctxt, expr: &Expr) -> Vec<LitStr> {
                 lit: Lit::Str(s), ..
             }) => {
                 let value = s.value();
-                if value.trim().is_empty() {
-                    cx.error_spanned_by(s, "keywords cannot be empty; remove it or write a word");
+                if let Some(problem) = check(&value) {
+                    cx.error_spanned_by(s, problem);
                 } else if out
                     .iter()
                     .any(|k| k.value().trim().eq_ignore_ascii_case(value.trim()))
                 {
-                    cx.error_spanned_by(
-                        s,
-                        format!("repeated keyword \"{value}\"; list each keyword once"),
-                    );
+                    cx.error_spanned_by(s, repeated(&value));
                 } else {
                     out.push(s.clone());
                 }
             }
-            other => cx.error_spanned_by(
-                other,
-                "keywords must be string literals, e.g. keywords = [\"schedule\", \"task\"]",
-            ),
+            other => cx.error_spanned_by(other, shapes.1),
         }
     }
     out
