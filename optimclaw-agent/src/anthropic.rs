@@ -20,6 +20,8 @@ pub(super) fn request(
     for turn in transcript {
         let (role, blocks) = match turn {
             Turn::User(text) => ("user", vec![json!({"type": "text", "text": text})]),
+            // Nothing to add: the attached tools went in `tools`.
+            Turn::Attached { text, .. } if text.is_empty() => continue,
             Turn::Attached { text, .. } => ("user", vec![json!({"type": "text", "text": text})]),
             Turn::Assistant {
                 native: Some(Value::Array(blocks)),

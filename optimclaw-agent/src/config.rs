@@ -74,7 +74,9 @@ pub struct AgentOptions {
     /// ([`Session::preload`](optimclaw::Session::preload)): the few that match
     /// it strongly, called through the bridge. Needs the bridge strategy
     /// (with another one nothing is attached, and the first request says
-    /// so at `warn`). Default on, with [`PreloadOptions::default`].
+    /// so at `warn`). Default on, with [`PreloadOptions::default`]. The
+    /// agent sets [`PreloadOptions::listed_in_tools`] itself: on where it
+    /// lists attached tools in `tools` ([`list_loaded`](Self::list_loaded)).
     pub preload: Option<PreloadOptions>,
     /// Stream replies (`"stream": true`; chat completions with
     /// `stream_options.include_usage`): text reaches

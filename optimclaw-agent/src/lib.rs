@@ -282,7 +282,10 @@ impl Agent {
                     "preload needs the bridge strategy (call_tool); with {} nothing is attached",
                     lazy.strategy.name()
                 );
-            } else if let Some(p) = self.session.preload(message, options) {
+            } else if let Some(p) = self.session.preload(
+                message,
+                &options.clone().with_listed_in_tools(self.lists_loaded()),
+            ) {
                 self.transcript.push(Turn::Attached {
                     tools: p.tools,
                     text: p.text,

@@ -5,20 +5,14 @@
 
 use serde_json::Value;
 
-use super::{Agent, ListLoaded, ModelReply, textcall};
+use super::{Agent, ListLoaded, ModelReply, ToolCalls, textcall};
 use optimclaw::{CALL_TOOL, LoadStrategy};
 
 impl Agent {
     /// Adds the specs of attached and loaded tools to `tools` when
     /// [`AgentOptions::list_loaded`] asks for it (see [`ListLoaded`]).
     pub(super) fn list_loaded(&self, tools: &mut Vec<Value>) {
-        let lazy = self.session.lazy_config();
-        let on = match self.options.list_loaded {
-            ListLoaded::Always => true,
-            ListLoaded::Never => false,
-            _ => !self.model.is_first_party(),
-        };
-        if !on || !lazy.enabled || self.registry_in_code_mode() || tools.is_empty() {
+        if !self.lists_loaded() || tools.is_empty() {
             return;
         }
         let dialect = self.dialect();
@@ -43,6 +37,20 @@ impl Agent {
                 tools.push(spec);
             }
         }
+    }
+
+    /// Whether attached and loaded tools go in `tools` on this endpoint:
+    /// [`AgentOptions::list_loaded`](crate::AgentOptions::list_loaded),
+    /// lazily, with native tool calls, outside code mode.
+    pub(super) fn lists_loaded(&self) -> bool {
+        let on = match self.options.list_loaded {
+            ListLoaded::Always => true,
+            ListLoaded::Never => false,
+            _ => !self.model.is_first_party(),
+        };
+        on && self.session.lazy_config().enabled
+            && self.options.tool_calls != ToolCalls::Text
+            && !self.registry_in_code_mode()
     }
 
     fn registry_in_code_mode(&self) -> bool {

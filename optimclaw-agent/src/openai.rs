@@ -22,6 +22,8 @@ pub(super) fn request(
         match turn {
             Turn::User(text) => messages.push(json!({"role": "user", "content": text})),
             // A second text part of the user's message.
+            // Nothing to add: the attached tools went in `tools`.
+            Turn::Attached { text, .. } if text.is_empty() => {}
             Turn::Attached { text, .. } => match messages.last_mut() {
                 Some(last) if last["role"] == "user" => {
                     let first = last["content"].take();

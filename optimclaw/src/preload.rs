@@ -83,6 +83,15 @@ pub struct PreloadOptions {
     /// again by every later request; on a 578-tool catalog a two-word match
     /// paired two schemas of 2,800 and 3,800 characters, none the one.
     pub close_max_chars: usize,
+    /// The caller sends attached tools in the request's `tools` array, so
+    /// the model can call them by name (an agent on a local server does:
+    /// llama.cpp, vLLM and Ollama refuse calls to tools missing there).
+    /// The text is then empty: nothing is added to the user's message
+    /// (default false). Measured on a small model served locally: with the
+    /// schema in the message it often sent the schema back as its
+    /// arguments, and with a line naming the tool after the user's words
+    /// it took that line for part of the user's data.
+    pub listed_in_tools: bool,
 }
 
 impl PreloadOptions {
@@ -120,6 +129,13 @@ impl PreloadOptions {
         self.close_max_chars = close_max_chars;
         self
     }
+
+    /// Sets [`listed_in_tools`](Self::listed_in_tools).
+    #[must_use]
+    pub fn with_listed_in_tools(mut self, listed_in_tools: bool) -> Self {
+        self.listed_in_tools = listed_in_tools;
+        self
+    }
 }
 
 impl Default for PreloadOptions {
@@ -130,6 +146,7 @@ impl Default for PreloadOptions {
             stand_out: PRELOAD_MARGIN,
             close_second: PRELOAD_CLOSE_SECOND,
             close_max_chars: PRELOAD_CLOSE_MAX_CHARS,
+            listed_in_tools: false,
         }
     }
 }
@@ -140,7 +157,8 @@ impl Default for PreloadOptions {
 pub struct Preloaded {
     /// The tools attached, best match first.
     pub tools: Vec<String>,
-    /// The text to send after the user's message.
+    /// The text to send after the user's message (empty with
+    /// [`PreloadOptions::listed_in_tools`]: send nothing).
     pub text: String,
 }
 
@@ -200,6 +218,13 @@ impl Session {
         // later ones, read again by every later request, only how to call.
         let first = attached.is_empty();
         self.attach(&tools);
+        if options.listed_in_tools && !code_mode {
+            // The tools' place in `tools` is their whole description.
+            return Some(Preloaded {
+                tools,
+                text: String::new(),
+            });
+        }
         let header = header(
             if code_mode {
                 Calls::Code

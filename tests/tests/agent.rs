@@ -1083,7 +1083,10 @@ async fn compaction_leaves_old_exchanges_out_keeps_the_transcript_and_attaches_a
     let options = options()
         .with_strategy(LoadStrategy::Bridge)
         .with_preload(Some(optimclaw::preload::PreloadOptions::default()))
-        .with_compaction(Some(optimclaw_agent::Compaction::new(500, 250)));
+        .with_compaction(Some(optimclaw_agent::Compaction::new(500, 250)))
+        // As on Anthropic's own API: attachments travel as text (a local
+        // server would get them in `tools`, with nothing in the message).
+        .with_list_loaded(optimclaw_agent::ListLoaded::Never);
     let mut agent = agent(&replay, WireFormat::AnthropicMessages, options);
     agent
         .send("What is the weather forecast in Paris?")

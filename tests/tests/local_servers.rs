@@ -208,6 +208,19 @@ async fn a_parsing_server_accepts_a_direct_call_of_the_attached_tool() {
         "the attached tool is listed for a local server: {:?}",
         tool_names(&bodies[0])
     );
+    // Listed in `tools`, the attached tool adds nothing to the user's
+    // message (a small model copied a schema there as its arguments, and
+    // read a line after the user's words as their data).
+    let messages = bodies[0]["messages"].as_array().unwrap();
+    assert_eq!(
+        messages.last().unwrap()["content"],
+        "Encode the text 'hello world' as base64."
+    );
+    assert!(
+        !bodies[0]["messages"]
+            .to_string()
+            .contains("The text to encode.")
+    );
     // The made-up field was dropped, the text reached the tool exactly.
     assert_eq!(
         log.lock().unwrap().as_slice(),
@@ -358,6 +371,9 @@ async fn text_calls_run_a_whole_conversation_without_a_tools_field() {
             assert!(message.get("tool_calls").is_none() && message["role"] != "tool");
         }
     }
+    // No `tools` field: the attached tool's schema travels in the message.
+    let first = bodies[0]["messages"].to_string();
+    assert!(first.contains("The text to encode."), "{first}");
     let messages = bodies[1]["messages"].as_array().unwrap();
     let result = &messages[messages.len() - 1];
     assert_eq!(result["role"], "user");

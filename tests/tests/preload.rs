@@ -134,3 +134,21 @@ fn a_schema_longer_than_a_message_may_carry_is_left_out() {
     let roomy = options.clone().with_max_chars(20_000);
     assert_eq!(attached(&registry, message, &roomy), ["base64_encode"]);
 }
+
+#[test]
+fn tools_listed_in_the_request_add_nothing_to_the_message() {
+    let registry = catalog(text_parameter());
+    let session = Session::new(registry);
+    let message = "Encode the word hello as base64.";
+    let inline = Session::new(session.registry().clone())
+        .preload(message, &PreloadOptions::default())
+        .unwrap();
+    assert!(inline.text.contains("\"parameters\""), "{}", inline.text);
+    let listed = PreloadOptions::default().with_listed_in_tools(true);
+    let named = session.preload(message, &listed).unwrap();
+    assert_eq!(named.tools, ["base64_encode"]);
+    assert_eq!(named.text, "", "nothing added to the message");
+    // Recorded as attached like any attachment: not attached twice.
+    assert_eq!(session.attached(), ["base64_encode"]);
+    assert!(session.preload(message, &listed).is_none());
+}

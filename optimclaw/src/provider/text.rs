@@ -263,14 +263,19 @@ pub struct WrittenCall {
 /// - `<tool_call>{…}</tool_call>` (one or more, the last closing tag may be
 ///   missing): always calls;
 /// - the whole reply one JSON object `{"name": …, "arguments": {…}}`, an
-///   array of them, or several one per line;
+///   array of them, or several one per line, with at most
+///   [`MAX_CALL_PROSE`] characters of text after them or a last object
+///   cut short (a reply that ran into its output cap);
 /// - fenced blocks (` ```json ` or plain) holding such objects, with at
 ///   most [`MAX_CALL_PROSE`] characters of text outside them.
 ///
 /// The name may be under `name` or `tool`; the arguments under
 /// `arguments`, `parameters` or `args`, as an object or a JSON text. An
 /// object with any other field is not a call, and every call must name a
-/// tool `is_tool` knows: prose that shows JSON stays prose.
+/// tool `is_tool` knows: prose that shows JSON stays prose. Objects after
+/// the calls that are no calls are left out (a small model writes its
+/// call, then the result it imagines); a reply whose first object is no
+/// call is an answer. The same call written twice is read once.
 ///
 /// ```
 /// use optimclaw::provider::read_text_calls;
@@ -290,11 +295,20 @@ pub fn read_text_calls(text: &str, is_tool: impl Fn(&str) -> bool) -> Option<Vec
         .or_else(|| fenced(text))?;
     let mut calls = Vec::with_capacity(objects.len());
     for object in objects {
-        let call = as_call(&object)?;
+        let Some(call) = as_call(&object) else {
+            // Objects after the calls: a result the model imagined for
+            // them (small models write the call, then what it returns).
+            // An object that is no call before any call: data, not a call.
+            break;
+        };
         if !is_tool(&call.tool) {
             return None;
         }
-        calls.push(call);
+        // The same call again in one reply is a model repeating itself
+        // (until its output cap), not a second call.
+        if !calls.contains(&call) {
+            calls.push(call);
+        }
     }
     (!calls.is_empty()).then_some(calls)
 }
@@ -315,13 +329,37 @@ fn tagged(text: &str) -> Option<Vec<Value>> {
     Some(objects)
 }
 
-/// The whole reply as one JSON object or an array of objects.
+/// The whole reply as one JSON object or an array of objects, or objects
+/// in a row followed by at most [`MAX_CALL_PROSE`] characters of text or
+/// by an object cut short (a reply that ran into its output cap).
 fn whole(text: &str) -> Option<Vec<Value>> {
     let trimmed = text.trim();
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return None;
     }
-    json_objects(trimmed)
+    json_objects(trimmed).or_else(|| leading_objects(trimmed))
+}
+
+fn leading_objects(text: &str) -> Option<Vec<Value>> {
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let mut objects = Vec::new();
+    loop {
+        match stream.next() {
+            Some(Ok(Value::Object(map))) => objects.push(Value::Object(map)),
+            Some(Ok(_)) => return None,
+            // Cut short at the end: what came before stands.
+            Some(Err(e)) if e.is_eof() => break,
+            Some(Err(_)) => {
+                let rest = text.get(stream.byte_offset()..).unwrap_or("");
+                if rest.trim().chars().count() > MAX_CALL_PROSE {
+                    return None;
+                }
+                break;
+            }
+            None => break,
+        }
+    }
+    (!objects.is_empty()).then_some(objects)
 }
 
 /// Fenced blocks (```json or plain ```) with little prose around them.
@@ -451,6 +489,38 @@ mod tests {
             None
         );
         assert_eq!(names("[1, 2, 3]"), None);
+    }
+
+    #[test]
+    fn what_a_small_model_writes_after_its_calls_is_left_out() {
+        // The call, then the result the model imagined for it.
+        let imagined =
+            "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2+2\"}}\n{\"result\": 4}";
+        assert_eq!(names(imagined).unwrap(), ["calculate"]);
+        // Calls repeated until the output cap cut the last one short.
+        let cut = "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\n{\"name\": \"tool_info\", \"arguments\": {}}\n{\"name\": \"calcu";
+        assert_eq!(names(cut).unwrap(), ["calculate", "tool_info"]);
+        // The same call over and over: one call.
+        let repeated =
+            "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\n".repeat(5);
+        assert_eq!(names(&repeated).unwrap(), ["calculate"]);
+        // A call, then a short remark.
+        let remark =
+            "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\nThis adds them.";
+        assert_eq!(names(remark).unwrap(), ["calculate"]);
+        // A call shown before a long explanation is an answer.
+        let explained = format!(
+            "{}\n{}",
+            r#"{"name": "calculate", "arguments": {"expression": "1"}}"#,
+            "That is how you would call the calculator; it takes one expression and returns its value, so you can paste it wherever you need it."
+        );
+        assert_eq!(names(&explained), None);
+        // Data first, then a call: data.
+        assert_eq!(
+            names("{\"result\": 4}\n{\"name\": \"calculate\", \"arguments\": {}}"),
+            None
+        );
+        assert_eq!(names("{\"result\": 4}\n{\"cut"), None);
     }
 
     #[test]
