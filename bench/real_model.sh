@@ -12,6 +12,9 @@
 #   BEHAVIOURS own,parsed (default both).
 # Sets the model and server up first (bench/llm/setup.sh, cached); skipped
 # with a message when that cannot run here. Results: bench/results/real-model/.
+# The server decodes greedily (--temp 0, LLM_TEMP to change it), so two
+# runs differ by what changed and not by sampling (the server's default
+# temperature is 0.8; with 15 tasks a run's luck moves the count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 size=${1:-0.5b}
@@ -20,6 +23,7 @@ modes=${3:-eager,lazy,lazy-no-preload,lazy-append,code,text}
 behaviours=${4:-own,parsed}
 threads=${LLM_THREADS:-2}
 port=${LLM_PORT:-8088}
+temp=${LLM_TEMP:-0}
 if ! dir=$(bash bench/llm/setup.sh); then
   echo "real-model benchmark skipped: the model or its server cannot be set up here" >&2
   exit 0
@@ -33,7 +37,7 @@ for behaviour in ${behaviours//,/ }; do
   template=()
   [ "$behaviour" = parsed ] && template=(--chat-template-file bench/llm/qwen_parsed_calls.jinja)
   LD_LIBRARY_PATH=$dir/lcpp-build/bin "$dir/lcpp-build/bin/llama-server" -m "$model_file" --jinja \
-    "${template[@]}" --host 127.0.0.1 --port "$port" -c 16384 -t "$threads" -np 1 --alias "$name" \
+    "${template[@]}" --host 127.0.0.1 --port "$port" -c 16384 -t "$threads" -np 1 --temp "$temp" --alias "$name" \
     > "$out/server-$size-$behaviour.log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null || true' EXIT

@@ -32,8 +32,13 @@ pub struct AgentOptions {
     pub max_steps: usize,
     /// Time limit of each tool call (default 60 s).
     pub call_timeout: Duration,
-    /// Time limit of each HTTP request (default 120 s).
-    pub request_timeout: Duration,
+    /// Time limit of each HTTP request. `None` (the default): 120 s for
+    /// OpenAI's and Anthropic's own APIs, 600 s for any other endpoint,
+    /// where a model on a CPU may take minutes to write its output cap
+    /// (Qwen2.5-Coder 0.5B on two cores writes 2,048 tokens in about 140 s,
+    /// the 1.5B in about 300 s) and a request sent again after a time-out
+    /// only starts that work over.
+    pub request_timeout: Option<Duration>,
     /// Retries of one request after a retryable failure (default 4).
     pub max_retries: u32,
     /// First backoff; doubled each retry, with jitter (default 500 ms).
@@ -170,7 +175,7 @@ impl Default for AgentOptions {
             system: None,
             max_steps: 12,
             call_timeout: Duration::from_secs(60),
-            request_timeout: Duration::from_secs(120),
+            request_timeout: None,
             max_retries: 4,
             backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(60),
@@ -252,10 +257,22 @@ impl AgentOptions {
         self
     }
 
+    /// The time limit of each request to `model`:
+    /// [`request_timeout`](Self::request_timeout), or its default for
+    /// that endpoint.
+    pub(crate) fn request_timeout_for(&self, model: &crate::ModelConfig) -> Duration {
+        self.request_timeout
+            .unwrap_or(Duration::from_secs(if model.is_first_party() {
+                120
+            } else {
+                600
+            }))
+    }
+
     /// Sets [`request_timeout`](Self::request_timeout).
     #[must_use]
     pub fn with_request_timeout(mut self, limit: Duration) -> Self {
-        self.request_timeout = limit;
+        self.request_timeout = Some(limit);
         self
     }
 
@@ -350,5 +367,29 @@ impl AgentOptions {
     pub fn with_max_result_chars(mut self, chars: usize) -> Self {
         self.max_result_chars = chars;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ModelConfig, WireFormat};
+
+    #[test]
+    fn a_local_server_gets_minutes_a_provider_two() {
+        let local = ModelConfig::new(WireFormat::OpenAiChat, "http://127.0.0.1:8080/v1", "qwen");
+        let openai = ModelConfig::new(WireFormat::OpenAiChat, "https://api.openai.com/v1", "gpt");
+        let options = AgentOptions::default();
+        assert_eq!(
+            options.request_timeout_for(&local),
+            Duration::from_secs(600)
+        );
+        assert_eq!(
+            options.request_timeout_for(&openai),
+            Duration::from_secs(120)
+        );
+        let set = options.with_request_timeout(Duration::from_secs(30));
+        assert_eq!(set.request_timeout_for(&local), Duration::from_secs(30));
+        assert_eq!(set.request_timeout_for(&openai), Duration::from_secs(30));
     }
 }

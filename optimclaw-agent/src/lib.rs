@@ -158,7 +158,7 @@ impl Agent {
             ));
         }
         let http = reqwest::Client::builder()
-            .timeout(options.request_timeout)
+            .timeout(options.request_timeout_for(&model))
             .user_agent(concat!("optimclaw/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| AgentError::Config(format!("the HTTP client cannot be built: {e}")))?;
