@@ -1,0 +1,113 @@
+//! Tests of the text dialect and of the lenient text-call reader.
+
+use serde_json::json;
+
+use super::*;
+
+fn tools(name: &str) -> bool {
+    matches!(name, "base64_encode" | "calculate" | "tool_info")
+}
+
+fn names(text: &str) -> Option<Vec<String>> {
+    read_text_calls(text, tools).map(|calls| calls.into_iter().map(|c| c.tool).collect())
+}
+
+#[test]
+fn a_bare_object_is_a_call() {
+    let calls = read_text_calls(
+        r#"{"name": "base64_encode", "arguments": {"text": "hello world"}}"#,
+        tools,
+    )
+    .unwrap();
+    assert_eq!(calls.len(), 1);
+    let args: Value = serde_json::from_str(&calls[0].raw_arguments).unwrap();
+    assert_eq!(args, json!({"text": "hello world"}));
+}
+
+#[test]
+fn fenced_blocks_tags_and_arrays_are_calls() {
+    let fenced =
+        "```json\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2+2\"}}\n```";
+    assert_eq!(names(fenced).unwrap(), ["calculate"]);
+    let tagged = "<tool_call>\n{\"name\": \"calculate\", \"arguments\": \"{\\\"expression\\\": \\\"1\\\"}\"}\n</tool_call>\n<tool_call>{\"name\": \"tool_info\", \"arguments\": {\"query\": \"time\"}}</tool_call>";
+    assert_eq!(names(tagged).unwrap(), ["calculate", "tool_info"]);
+    let array = r#"[{"name": "calculate", "parameters": {"expression": "1"}}, {"name": "tool_info", "args": {"query": "x"}}]"#;
+    assert_eq!(names(array).unwrap(), ["calculate", "tool_info"]);
+    let lines = "{\"name\": \"calculate\", \"arguments\": {}}\n{\"name\": \"tool_info\", \"arguments\": {}}";
+    assert_eq!(names(lines).unwrap(), ["calculate", "tool_info"]);
+    let short_prose =
+        "Sure:\n```\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"3\"}}\n```";
+    assert_eq!(names(short_prose).unwrap(), ["calculate"]);
+    // The text dialect's own shape is read too.
+    let dialect = "```json\n{\"tool\": \"calculate\", \"arguments\": {\"expression\": \"4\"}}\n```";
+    assert_eq!(names(dialect).unwrap(), ["calculate"]);
+}
+
+#[test]
+fn prose_stays_prose() {
+    // An answer that shows JSON, with a lot of text around it.
+    let answer = format!(
+        "To encode text, you would call the tool like this:\n```json\n{}\n```\n{}",
+        r#"{"name": "base64_encode", "arguments": {"text": "hi"}}"#,
+        "It returns the encoded text, which you can then paste wherever you need it. Let me know if you want me to run it for you."
+    );
+    assert_eq!(names(&answer), None);
+    // Plain answers, JSON data, unknown names, other fields, other languages.
+    assert_eq!(names("The answer is 42."), None);
+    assert_eq!(names(r#"{"result": 126}"#), None);
+    assert_eq!(names(r#"{"name": "Alice", "age": 30}"#), None);
+    assert_eq!(names(r#"{"name": "launch_rocket", "arguments": {}}"#), None);
+    assert_eq!(
+        names("```python\nprint({\"name\": \"calculate\", \"arguments\": {}})\n```"),
+        None
+    );
+    assert_eq!(names("[1, 2, 3]"), None);
+}
+
+#[test]
+fn what_a_small_model_writes_after_its_calls_is_left_out() {
+    // The call, then the result the model imagined for it.
+    let imagined =
+        "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2+2\"}}\n{\"result\": 4}";
+    assert_eq!(names(imagined).unwrap(), ["calculate"]);
+    // Calls repeated until the output cap cut the last one short.
+    let cut = "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\n{\"name\": \"tool_info\", \"arguments\": {}}\n{\"name\": \"calcu";
+    assert_eq!(names(cut).unwrap(), ["calculate", "tool_info"]);
+    // The same call over and over: one call.
+    let repeated = "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\n".repeat(5);
+    assert_eq!(names(&repeated).unwrap(), ["calculate"]);
+    // A call, then a short remark.
+    let remark =
+        "{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\nThis adds them.";
+    assert_eq!(names(remark).unwrap(), ["calculate"]);
+    // A call shown before a long explanation is an answer.
+    let explained = format!(
+        "{}\n{}",
+        r#"{"name": "calculate", "arguments": {"expression": "1"}}"#,
+        "That is how you would call the calculator; it takes one expression and returns its value, so you can paste it wherever you need it."
+    );
+    assert_eq!(names(&explained), None);
+    // Data first, then a call: data.
+    assert_eq!(
+        names("{\"result\": 4}\n{\"name\": \"calculate\", \"arguments\": {}}"),
+        None
+    );
+    assert_eq!(names("{\"result\": 4}\n{\"cut"), None);
+}
+
+#[test]
+fn arguments_that_are_not_an_object_stay_a_call_as_written() {
+    let calls = read_text_calls(r#"{"name": "calculate", "arguments": "2+2"}"#, tools).unwrap();
+    assert_eq!(calls[0].raw_arguments, "2+2");
+}
+
+#[test]
+fn the_strict_reader_and_the_lenient_one_share_fences() {
+    let reply = "```json\n{\"tool\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}\n```";
+    let strict = parse_text_call(reply).unwrap().unwrap();
+    let lenient = read_text_calls(reply, tools).unwrap();
+    assert_eq!(strict.tool, lenient[0].tool);
+    let (blocks, prose) = fenced_parts("intro\n```json\n{}\n```\noutro");
+    assert_eq!(blocks, [("json", "{}\n")]);
+    assert_eq!(prose, "intro".len() + "outro".len());
+}
