@@ -190,8 +190,11 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         ReturnType::Default => (quote!(()), fn_ident.span()),
         ReturnType::Type(_, ty) => (quote!(#ty), ty.span()),
     };
+    // A `ToolOutput` goes to the caller's output slot and leaves its JSON
+    // value; any other value is encoded (and must be `Serialize`, which
+    // is reported on the return type).
     let finish = quote_spanned! {ret_span=>
-        #private::finish(__result)
+        #private::finish((&&#private::Rich::new(__result, &__ctx)).__optimclaw_rich())
     };
     let output_schema = match &sig.output {
         ReturnType::Default => quote!(::core::option::Option::None),
@@ -208,7 +211,7 @@ fn generate(tool: &Tool<'_>) -> TokenStream {
         (&&&&#private::ErrorWrap::new(__err)).__optimclaw_error()
     };
     let body = quote! {
-        use #private::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaInto as _, ErrorViaNothing as _, SplitPlain as _, SplitResult as _};
+        use #private::{ErrorViaDisplay as _, ErrorViaError as _, ErrorViaInto as _, ErrorViaNothing as _, RichOutput as _, RichPlain as _, SplitPlain as _, SplitResult as _};
         let __args: __OptimclawArgs = #private::decode_args(__json)?;
         let __out = #fn_ident(#(#call_args),*) #await_;
         let __result = match (&&#private::Split::new(__out)).__optimclaw_split() {

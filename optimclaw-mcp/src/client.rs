@@ -16,8 +16,8 @@ use tracing::Instrument;
 use optimclaw::manifest::cap_description;
 use optimclaw::manifest::{asks_in_entry, examples_in_entry};
 use optimclaw::schema::check_instance;
+use optimclaw::{Content, ToolContext, ToolError, ToolErrorKind, ToolOutput};
 use optimclaw::{DynamicTool, is_valid_tool_name};
-use optimclaw::{ToolError, ToolErrorKind};
 
 use super::servers::ServerConfig;
 
@@ -311,10 +311,17 @@ impl McpClient {
                 schema,
             )
             .origin(format!("MCP server `{}`", self.name))
-            .handler(move |_ctx, args: Value| {
+            .handler(move |ctx: ToolContext, args: Value| {
                 let client = Arc::clone(&client);
                 let remote = remote.clone();
-                async move { client.call(&remote, args).await }
+                async move {
+                    // Images, audio and resources the server returned go
+                    // on to callers that take them.
+                    match client.call_output(&remote, args).await? {
+                        (_, Some(rich)) => Ok(rich.deliver(&ctx)),
+                        (value, None) => Ok(value),
+                    }
+                }
             });
             if let Some(out_schema) = tool.output_schema {
                 dynamic = dynamic.output_schema(Value::Object((*out_schema).clone()));
@@ -341,6 +348,17 @@ impl McpClient {
     /// hung fails the call within the time limit and is restarted on the
     /// next call.
     pub async fn call(&self, tool: &str, args: Value) -> Result<Value, ToolError> {
+        self.call_output(tool, args).await.map(|(value, _)| value)
+    }
+
+    /// [`call`](Self::call), with the result's blocks of content when it
+    /// has any that are not text (images, audio, resources): what an
+    /// imported tool hands on as its [`ToolOutput`].
+    pub async fn call_output(
+        &self,
+        tool: &str,
+        args: Value,
+    ) -> Result<(Value, Option<ToolOutput>), ToolError> {
         // The MCP semantic conventions' client span: `tools/call {tool}`.
         let span = tracing::info_span!(
             target: "optimclaw::mcp",
@@ -364,7 +382,11 @@ impl McpClient {
         result
     }
 
-    async fn call_uninstrumented(&self, tool: &str, args: Value) -> Result<Value, ToolError> {
+    async fn call_uninstrumented(
+        &self,
+        tool: &str,
+        args: Value,
+    ) -> Result<(Value, Option<ToolOutput>), ToolError> {
         let arguments = match args {
             Value::Object(map) => Some(map),
             Value::Null => None,
@@ -424,14 +446,16 @@ impl McpClient {
                 text.join("\n")
             )));
         }
-        Ok(match result.structured_content {
+        let rich = rich_output(&result.content, result.structured_content.as_ref());
+        let value = match result.structured_content {
             Some(structured) => structured,
             None if text.len() == 1 => serde_json::from_str::<Value>(&text[0])
                 .ok()
                 .filter(|v| v.is_object() || v.is_array())
                 .unwrap_or_else(|| json!(text[0])),
             None => json!({ "content": serde_json::to_value(&result.content).unwrap_or_default() }),
-        })
+        };
+        Ok((value, rich))
     }
 
     async fn drop_connection(&self) {
@@ -439,4 +463,23 @@ impl McpClient {
             let _ = tokio::time::timeout(Duration::from_secs(2), conn.cancel()).await;
         }
     }
+}
+
+/// The result as blocks of content, when any block is not text (a text
+/// result stays the JSON value it always was).
+fn rich_output(content: &[ContentBlock], structured: Option<&Value>) -> Option<ToolOutput> {
+    if content.iter().all(|c| matches!(c, ContentBlock::Text(_))) {
+        return None;
+    }
+    let mut output = ToolOutput::new();
+    output.content = content
+        .iter()
+        .filter_map(|c| {
+            serde_json::to_value(c)
+                .ok()
+                .and_then(|v| serde_json::from_value::<Content>(v).ok())
+        })
+        .collect();
+    output.structured = structured.cloned();
+    Some(output)
 }

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::{HttpAuth, Refusal};
-use super::hosts::{HostCheck, HostRefusal};
+use super::hosts::{HostCheck, HostRefusal, OriginCheck};
 use super::inspect::{Inspected, inspect};
 use super::limits::HttpLimits;
 use super::memory::{Trimmer, trim};
@@ -52,6 +52,8 @@ pub(super) struct Front {
     pub(super) auth: HttpAuth,
     pub(super) hosts: HostCheck,
     pub(super) quotas: Quotas,
+    /// The browser origins answered.
+    pub(super) origins: OriginCheck,
     /// The address listened on (its IP is always a valid `Host`).
     pub(super) local: SocketAddr,
     /// When ended sessions' memory goes back to the system.
@@ -64,6 +66,12 @@ impl Front {
     pub(super) async fn handle(&self, mut req: Request<Incoming>) -> Response<Body> {
         if let Err(refusal) = self.check_host(&req) {
             return forbidden(&refusal);
+        }
+        if let Some(origin) = req.headers().get(hyper::header::ORIGIN) {
+            let origin = String::from_utf8_lossy(origin.as_bytes());
+            if !self.origins.allows(&origin, self.local) {
+                return forbidden_origin(&origin);
+            }
         }
         let key = match self.auth.check(req.headers()) {
             // rmcp hands the request's parts, extensions included, to the
@@ -351,6 +359,16 @@ fn forbidden(refusal: &HostRefusal) -> Response<Body> {
         HostRefusal::Malformed(_) => (StatusCode::BAD_REQUEST, "bad_host"),
     };
     error_body(status, error, &refusal.message())
+}
+
+fn forbidden_origin(origin: &str) -> Response<Body> {
+    error_body(
+        StatusCode::FORBIDDEN,
+        "origin_not_allowed",
+        &format!(
+            "this MCP server does not answer pages from the origin {origin:?}: a page elsewhere must not make a visitor's browser call it. Add the origin to the server's allowed origins (HttpLimits::allowed_origins), or its host to the allowed hosts"
+        ),
+    )
 }
 
 /// HTTP 401 with the `WWW-Authenticate` challenge of RFC 6750.

@@ -82,6 +82,86 @@ impl HostCheck {
     }
 }
 
+/// Which browser origins may call: a request with an `Origin` header is
+/// answered only when the origin is on this machine (a loopback name or
+/// address, or the address listened on), is a listed host, or is listed
+/// itself. A page elsewhere (including one at a foreign IP address) gets
+/// 403: a browser sends its `Origin`, so a foreign page cannot make a
+/// visitor's browser call the server. Requests without `Origin` (programs,
+/// not browsers) pass.
+#[derive(Clone, Debug)]
+pub(super) struct OriginCheck {
+    hosts: HostCheck,
+    /// Listed origins, lower case: `scheme://host[:port]`, the port may be `*`.
+    listed: Vec<String>,
+}
+
+impl OriginCheck {
+    pub(super) fn new(hosts: HostCheck, allowed_origins: &[String]) -> Self {
+        OriginCheck {
+            hosts,
+            listed: allowed_origins
+                .iter()
+                .map(|o| normalize_origin(o.trim_end_matches('/')))
+                .collect(),
+        }
+    }
+
+    /// Whether a request from `origin` to a server on `local` is answered.
+    pub(super) fn allows(&self, origin: &str, local: SocketAddr) -> bool {
+        let origin = normalize_origin(origin);
+        if self.listed.iter().any(|l| origin_matches(l, &origin)) {
+            return true;
+        }
+        let Some((_, authority)) = origin.split_once("://") else {
+            // `null` (a sandboxed page, a file) and anything else.
+            return false;
+        };
+        let Ok(authority) = Authority::try_from(authority) else {
+            return false;
+        };
+        let name = normalize(authority.host());
+        let on_this_machine = match name.parse::<IpAddr>() {
+            Ok(ip) => ip.is_loopback() || ip == local.ip(),
+            Err(_) => name == "localhost" || name.ends_with(".localhost"),
+        };
+        on_this_machine
+            || self.hosts.any
+            || self
+                .hosts
+                .names
+                .iter()
+                .any(|(n, p)| *n == name && p.is_none_or(|p| Some(p) == authority.port_u16()))
+    }
+}
+
+/// Lower case, without the scheme's default port.
+fn normalize_origin(origin: &str) -> String {
+    let origin = origin.trim().to_ascii_lowercase();
+    for (scheme, port) in [("https://", ":443"), ("http://", ":80")] {
+        if origin.starts_with(scheme)
+            && let Some(bare) = origin.strip_suffix(port)
+        {
+            return bare.to_owned();
+        }
+    }
+    origin
+}
+
+/// `listed` is an origin, or one with `:*` for any port.
+fn origin_matches(listed: &str, origin: &str) -> bool {
+    match listed.strip_suffix(":*") {
+        Some(prefix) => {
+            origin == prefix
+                || origin
+                    .strip_prefix(prefix)
+                    .and_then(|rest| rest.strip_prefix(':'))
+                    .is_some_and(|port| port.parse::<u16>().is_ok())
+        }
+        None => listed == origin,
+    }
+}
+
 /// Lower case, without an IPv6 literal's brackets and a trailing dot.
 fn normalize(host: &str) -> String {
     host.trim_start_matches('[')
@@ -151,6 +231,57 @@ mod tests {
         assert!(listed.allows("upstream", local()).is_err());
         assert!(listed.allows("evil.example.com", local()).is_err());
         assert_eq!(check(&["*"]).allows("anything.example", local()), Ok(()));
+    }
+
+    fn origins(allowed_hosts: &[&str], allowed_origins: &[&str]) -> OriginCheck {
+        let listed: Vec<String> = allowed_origins.iter().map(|s| (*s).to_owned()).collect();
+        OriginCheck::new(check(allowed_hosts), &listed)
+    }
+
+    #[test]
+    fn foreign_origins_are_refused_by_default() {
+        let none = origins(&[], &[]);
+        let local: SocketAddr = "10.0.0.11:8931".parse().unwrap();
+        for origin in [
+            "http://localhost:3000",
+            "http://127.0.0.1:8931",
+            "http://[::1]:8931",
+            "http://app.localhost",
+            "http://10.0.0.11:8931",
+        ] {
+            assert!(none.allows(origin, local), "{origin}");
+        }
+        for origin in [
+            "http://evil.example.com",
+            "https://evil.example.com:8931",
+            "http://203.0.113.9",
+            "http://localhost.evil.example",
+            "null",
+            "garbage",
+        ] {
+            assert!(!none.allows(origin, local), "{origin}");
+        }
+    }
+
+    #[test]
+    fn listed_hosts_and_origins_are_allowed() {
+        let local = local();
+        let listed = origins(
+            &["mcp.example.com"],
+            &["https://app.example.com", "http://dev.example:*"],
+        );
+        assert!(listed.allows("https://mcp.example.com", local));
+        assert!(listed.allows("HTTPS://APP.example.com", local));
+        assert!(listed.allows("https://app.example.com:443", local));
+        assert!(
+            origins(&[], &["https://app.example.com:443"]).allows("https://app.example.com", local)
+        );
+        assert!(listed.allows("http://dev.example:5173", local));
+        assert!(listed.allows("http://dev.example", local));
+        assert!(!listed.allows("https://app.example.com.evil.example", local));
+        assert!(!listed.allows("http://dev.example:5173.evil", local));
+        assert!(!listed.allows("https://other.example.com", local));
+        assert!(origins(&["*"], &[]).allows("https://anything.example", local));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::auth::HttpAuth;
 use super::front::Front;
-use super::hosts::HostCheck;
+use super::hosts::{HostCheck, OriginCheck};
 use super::limits::HttpLimits;
 use super::memory::Trimmer;
 use super::quota::Quotas;
@@ -69,7 +69,9 @@ impl McpServer {
         // The `Host` check is ours (Front): it answers addresses and the
         // names it is given, which rmcp's loopback-only list cannot.
         config.allowed_hosts.clear();
-        config.allowed_origins.clone_from(&limits.allowed_origins);
+        // So is the `Origin` check (Front): on by default, where rmcp's
+        // checks only when origins are listed.
+        config.allowed_origins.clear();
         config.max_request_body_bytes = limits.max_body_bytes;
         // Sessions are ours (Front, Sessions): rmcp serves every request
         // on its own, as the session's connection when it has one.
@@ -90,6 +92,7 @@ impl McpServer {
                 limits.session_idle,
             )),
             quotas: Quotas::new(auth.len(), limits.max_calls_per_key),
+            origins: OriginCheck::new(hosts.clone(), &limits.allowed_origins),
             limits,
             auth,
             hosts,

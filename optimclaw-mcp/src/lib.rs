@@ -19,6 +19,7 @@ mod inspect;
 mod limits;
 mod memory;
 mod quota;
+mod report;
 mod server;
 mod servers;
 mod sessions;

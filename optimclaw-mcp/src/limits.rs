@@ -41,10 +41,14 @@ pub struct HttpLimits {
     /// server does not know may be a rebinding attack. Add the names
     /// clients and proxies use, e.g. `mcp.example.com`. Default none.
     pub allowed_hosts: Vec<String>,
-    /// Browser origins a request's `Origin` header may name (scheme, host
-    /// and port, e.g. `https://app.example.com:443`, `http://localhost:*`);
-    /// empty (the default) leaves `Origin` unchecked. Requests without an
-    /// `Origin` always pass.
+    /// Browser origins a request's `Origin` header may name besides pages
+    /// on this machine (loopback names and addresses, the address listened
+    /// on) and the [`allowed_hosts`](Self::allowed_hosts): scheme, host and
+    /// port, e.g. `https://app.example.com`, or `http://dev.example:*` for
+    /// any port. A request from any other origin gets HTTP 403 naming it
+    /// (the transport's rule against pages elsewhere driving a visitor's
+    /// browser). Requests without an `Origin` (programs, not browsers)
+    /// pass. Default none.
     pub allowed_origins: Vec<String>,
 }
 

@@ -19,7 +19,9 @@ use optimclaw::ToolErrorKind;
 use optimclaw::ToolScope;
 use optimclaw::config::{LazyConfig, LoadStrategy};
 use optimclaw::provider::{Dialect, RenderOptions};
-use optimclaw::{CALL_TOOL, TOOL_INFO};
+use optimclaw::{CALL_TOOL, CallOptions, Content, TOOL_INFO, ToolOutput};
+
+use super::report::{LevelSetting, Reporter};
 
 /// Tool calls that run at once by default, over every connection.
 const DEFAULT_MAX_CALLS: usize = 256;
@@ -54,6 +56,8 @@ struct Shared {
 struct Connection {
     session: RwLock<Session>,
     generation: AtomicU64,
+    /// The lowest log level the client is sent (`logging/setLevel`).
+    log_level: LevelSetting,
 }
 
 /// An MCP server for a registry.
@@ -123,6 +127,7 @@ impl McpServer {
             conn: Arc::new(Connection {
                 session: RwLock::new(session),
                 generation: AtomicU64::new(0),
+                log_level: LevelSetting::default(),
             }),
         }
     }
@@ -155,6 +160,7 @@ impl McpServer {
             self.conn = Arc::new(Connection {
                 session: RwLock::new(Session::with_lazy(registry, shared.lazy.clone())),
                 generation: AtomicU64::new(shared.generation.load(Ordering::SeqCst)),
+                log_level: LevelSetting::default(),
             });
         }
         self
@@ -204,6 +210,7 @@ impl McpServer {
             conn: Arc::new(Connection {
                 session: RwLock::new(Session::with_lazy(registry, self.shared.lazy.clone())),
                 generation: AtomicU64::new(self.shared.generation.load(Ordering::SeqCst)),
+                log_level: LevelSetting::default(),
             }),
         }
     }
@@ -331,14 +338,20 @@ impl McpServer {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // MCP logging (see the report module)
     fn get_info(&self) -> ServerConfig {
+        // Tools may log (`ToolContext::log`): clients may set the level.
         let capabilities = if self.lists_can_change() {
             ServerCapabilities::builder()
+                .enable_logging()
                 .enable_tools()
                 .enable_tool_list_changed()
                 .build()
         } else {
-            ServerCapabilities::builder().enable_tools().build()
+            ServerCapabilities::builder()
+                .enable_logging()
+                .enable_tools()
+                .build()
         };
         let mut info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.shared.name.clone(),
@@ -383,6 +396,16 @@ impl ServerHandler for McpServer {
         // would stay reachable (and in memory) through its peer.
         peers.retain(|p| !p.is_transport_closed());
         peers.push(context.peer);
+    }
+
+    #[allow(deprecated)] // MCP logging (see the report module)
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.conn.log_level.set(&request.level);
+        Ok(())
     }
 
     async fn list_tools(
@@ -450,13 +473,22 @@ impl ServerHandler for McpServer {
         let args = request
             .arguments
             .map_or(Value::Object(serde_json::Map::new()), Value::Object);
+        let reporter = Reporter {
+            peer: context.peer.clone(),
+            progress_token: context.meta.get_progress_token(),
+            level: self.conn.log_level.clone(),
+            logger: target.clone(),
+        };
         let ctx = self
             .shared
             .ctx
             .clone()
             .with_cancellation(context.ct.clone())
-            .with_call_id(context.id.to_string());
-        let result = session.call(&name, args, &ctx).await;
+            .with_call_id(context.id.to_string())
+            .with_reporter(Arc::new(reporter));
+        let result = session
+            .call_output(&name, args, &ctx, CallOptions::default())
+            .await;
         if self.shared.per_connection
             && session.lazy_config().enabled
             && session.loaded().len() > before
@@ -464,12 +496,17 @@ impl ServerHandler for McpServer {
             // The client's next tools/list includes what was just loaded.
             let _ = context.peer.notify_tool_list_changed().await;
         }
-        let out = match result {
-            Ok(value) if has_object_output || (name == TOOL_INFO && value.is_object()) => {
+        let out = match result.map(|out| (out.value, out.rich)) {
+            Ok((_, Some(rich))) => rich_result(rich)?,
+            Ok((value, None)) if has_object_output || (name == TOOL_INFO && value.is_object()) => {
                 CallToolResult::structured(value)
             }
-            Ok(Value::String(text)) => CallToolResult::success(vec![ContentBlock::text(text)]),
-            Ok(value) => CallToolResult::success(vec![ContentBlock::text(value.to_string())]),
+            Ok((Value::String(text), None)) => {
+                CallToolResult::success(vec![ContentBlock::text(text)])
+            }
+            Ok((value, None)) => {
+                CallToolResult::success(vec![ContentBlock::text(value.to_string())])
+            }
             Err(err) if err.kind() == ToolErrorKind::UnknownTool => {
                 return Err(McpError::invalid_params(err.to_string(), None));
             }
@@ -483,4 +520,23 @@ impl ServerHandler for McpServer {
         };
         Ok(out.into())
     }
+}
+
+/// A tool's blocks as MCP content, with its structured value.
+fn rich_result(output: ToolOutput) -> Result<CallToolResult, McpError> {
+    let content = output
+        .content
+        .iter()
+        .map(content_block)
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut result = CallToolResult::success(content);
+    result.structured_content = output.structured;
+    Ok(result)
+}
+
+/// One block: the core's `Content` is MCP's content block shape already.
+fn content_block(content: &Content) -> Result<ContentBlock, McpError> {
+    serde_json::to_value(content)
+        .and_then(serde_json::from_value)
+        .map_err(|e| McpError::internal_error(format!("a content block: {e}"), None))
 }

@@ -630,29 +630,58 @@ async fn addresses_and_listed_names_are_answered_other_names_refused() {
     );
 }
 
+/// The status of an `initialize` sent from a browser page at `origin`.
+async fn status_from_origin(url: &str, origin: &str) -> u16 {
+    client()
+        .post(url)
+        .header("origin", origin)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", LEGACY)
+        .json(&initialize(1))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn origins_are_checked_when_listed() {
-    let limits = HttpLimits::default().with_allowed_origins(["https://app.example.com:443"]);
-    let served = serve(server(1), limits).await;
-    let with_origin = |origin: &'static str| {
-        client()
-            .post(&served.url)
-            .header("origin", origin)
-            .header("accept", "application/json, text/event-stream")
-            .header("content-type", "application/json")
-            .header("mcp-protocol-version", LEGACY)
-            .json(&initialize(1))
-            .send()
-    };
-    assert!(
-        with_origin("https://app.example.com")
-            .await
-            .unwrap()
-            .status()
-            .is_success()
+async fn foreign_origins_are_refused_unless_listed() {
+    // Nothing listed: pages on this machine only.
+    let served = serve(server(1), HttpLimits::default()).await;
+    assert_eq!(
+        status_from_origin(&served.url, "http://localhost:5173").await,
+        200
     );
     assert_eq!(
-        with_origin("https://evil.example").await.unwrap().status(),
+        status_from_origin(&served.url, "https://evil.example").await,
+        403
+    );
+    assert_eq!(status_from_origin(&served.url, "null").await, 403);
+    let refused = client()
+        .post(&served.url)
+        .header("origin", "https://evil.example")
+        .json(&initialize(1))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        refused.contains("evil.example") && refused.contains("allowed origins"),
+        "{refused}"
+    );
+    // Listed: that origin too, and still no other.
+    let limits = HttpLimits::default().with_allowed_origins(["https://app.example.com:443"]);
+    let served = serve(server(1), limits).await;
+    assert_eq!(
+        status_from_origin(&served.url, "https://app.example.com").await,
+        200
+    );
+    assert_eq!(
+        status_from_origin(&served.url, "https://evil.example").await,
         403
     );
 }

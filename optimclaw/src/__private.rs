@@ -82,6 +82,54 @@ pub fn finish<T: Serialize>(result: Result<T, ToolError>) -> Result<Value, ToolE
     })
 }
 
+/// Holds a result for [`RichOutput`] / [`RichPlain`], with the call's
+/// context.
+pub struct Rich<'c, T> {
+    result: Cell<Option<Result<T, ToolError>>>,
+    ctx: &'c crate::ToolContext,
+}
+
+impl<'c, T> Rich<'c, T> {
+    /// Wraps a result.
+    pub fn new(result: Result<T, ToolError>, ctx: &'c crate::ToolContext) -> Self {
+        Rich {
+            result: Cell::new(Some(result)),
+            ctx,
+        }
+    }
+    fn take(&self) -> Result<T, ToolError> {
+        self.result.take().expect("a result is finished once")
+    }
+}
+
+/// A [`ToolOutput`](crate::ToolOutput) goes to the caller's output slot;
+/// its JSON value goes on.
+pub trait RichOutput {
+    /// Delivers the output.
+    fn __optimclaw_rich(&self) -> Result<Value, ToolError>;
+}
+
+impl RichOutput for &Rich<'_, crate::ToolOutput> {
+    fn __optimclaw_rich(&self) -> Result<Value, ToolError> {
+        self.take().map(|output| output.deliver(self.ctx))
+    }
+}
+
+/// Any other value goes on as it is.
+pub trait RichPlain {
+    /// The value type.
+    type Ok;
+    /// Passes the result on.
+    fn __optimclaw_rich(&self) -> Result<Self::Ok, ToolError>;
+}
+
+impl<T> RichPlain for Rich<'_, T> {
+    type Ok = T;
+    fn __optimclaw_rich(&self) -> Result<T, ToolError> {
+        self.take()
+    }
+}
+
 // Return values: `Result<T, E>` is split into its arms; any other `T` is
 // `Ok(T)`. Chosen by method resolution on the concrete return type
 // ("autoref specialisation"), so type aliases of `Result` work too.

@@ -82,7 +82,18 @@ pub(crate) async fn run(
     }
     let args = prepare_args(tool, args, options.lenient)?;
     let filter = ctx.output_filter().cloned();
+    // The outermost call owns the caller's output slot; the tools it calls
+    // in turn get none, so their blocks are not taken for its own.
+    let slot = ctx.output_slot().filter(|slot| slot.claim()).cloned();
+    let ctx = ctx.with_output_slot(slot.clone());
     let result = execute(tool, handler, args, ctx, timeout).await;
+    if let Some(slot) = &slot {
+        match (&result, &filter) {
+            (Err(_), _) => drop(slot.take()),
+            (Ok(_), Some(filter)) => slot.with_output(|out| out.filter_texts(&**filter)),
+            (Ok(_), None) => {}
+        }
+    }
     match filter {
         None => result,
         Some(filter) => match result {
@@ -96,7 +107,7 @@ pub(crate) async fn run(
 }
 
 /// Applies an output filter to every string in `value` (keys stay).
-fn filter_strings(value: &mut Value, filter: &dyn Fn(&str) -> Option<String>) {
+pub(crate) fn filter_strings(value: &mut Value, filter: &dyn Fn(&str) -> Option<String>) {
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         match v {

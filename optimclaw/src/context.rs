@@ -8,6 +8,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ToolError;
+use crate::output::{LogLevel, OutputSlot, Progress, SharedReporter};
 
 type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
@@ -59,6 +60,10 @@ pub struct ToolContext {
     output_filter: Option<OutputFilter>,
     /// The id the model gave this call (recorded on its span).
     call_id: Option<Arc<str>>,
+    /// Where the call's `ToolOutput` goes, when its caller takes blocks.
+    output_slot: Option<Arc<OutputSlot>>,
+    /// Where progress and log messages go.
+    reporter: Option<SharedReporter>,
 }
 
 impl ToolContext {
@@ -144,6 +149,76 @@ impl ToolContext {
         self.call_id.as_deref()
     }
 
+    /// Sends `reporter` what tools called with this context report
+    /// ([`progress`](Self::progress), [`log`](Self::log)).
+    #[must_use]
+    pub fn with_reporter(mut self, reporter: Arc<dyn crate::output::CallReporter>) -> Self {
+        self.reporter = Some(reporter);
+        self
+    }
+
+    /// Reports progress of the running call: `progress` (increasing with
+    /// every update) out of `total` when known. Over MCP it reaches the
+    /// client as `notifications/progress` when the client asked for
+    /// progress; elsewhere it goes nowhere. The message passes the output
+    /// filter first.
+    ///
+    /// ```
+    /// # async fn run(ctx: &optimclaw::ToolContext) {
+    /// for step in 1..=3 {
+    ///     ctx.progress(f64::from(step), Some(3.0), Some("copying")).await;
+    /// }
+    /// # }
+    /// ```
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let Some(reporter) = &self.reporter else {
+            return;
+        };
+        let message = message.map(|m| self.filtered(m));
+        reporter
+            .progress(Progress {
+                progress,
+                total,
+                message,
+            })
+            .await;
+    }
+
+    /// Sends a log message about the running call: over MCP as
+    /// `notifications/message` at or above the level the client set;
+    /// elsewhere to `tracing` at the matching level. The message passes
+    /// the output filter first.
+    pub async fn log(&self, level: LogLevel, message: impl Into<String>) {
+        let message = self.filtered(&message.into());
+        match &self.reporter {
+            Some(reporter) => reporter.log(level, message).await,
+            None => match level {
+                LogLevel::Debug => tracing::debug!(target: "optimclaw::tool", "{message}"),
+                LogLevel::Info | LogLevel::Notice => {
+                    tracing::info!(target: "optimclaw::tool", "{message}");
+                }
+                LogLevel::Warning => tracing::warn!(target: "optimclaw::tool", "{message}"),
+                _ => tracing::error!(target: "optimclaw::tool", "{message}"),
+            },
+        }
+    }
+
+    fn filtered(&self, text: &str) -> String {
+        self.output_filter
+            .as_ref()
+            .and_then(|f| f(text))
+            .unwrap_or_else(|| text.to_owned())
+    }
+
+    pub(crate) fn output_slot(&self) -> Option<&Arc<OutputSlot>> {
+        self.output_slot.as_ref()
+    }
+
+    pub(crate) fn with_output_slot(mut self, slot: Option<Arc<OutputSlot>>) -> Self {
+        self.output_slot = slot;
+        self
+    }
+
     pub(crate) fn output_filter(&self) -> Option<&OutputFilter> {
         self.output_filter.as_ref()
     }
@@ -169,6 +244,7 @@ impl fmt::Debug for ToolContext {
             .field("cancelled", &self.cancel.is_cancelled())
             .field("registry", &self.dispatcher.is_some())
             .field("output_filter", &self.output_filter.is_some())
-            .finish()
+            .field("reporter", &self.reporter.is_some())
+            .finish_non_exhaustive()
     }
 }

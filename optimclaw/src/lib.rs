@@ -15,6 +15,7 @@ mod descriptor;
 pub mod embed;
 mod error;
 pub mod manifest;
+mod output;
 pub mod preload;
 pub mod prompt;
 pub mod provider;
@@ -49,6 +50,9 @@ pub use error::{RegistryError, ToolError, ToolErrorKind, error_causes};
 #[doc = include_str!("tool_attribute.md")]
 #[doc(inline)]
 pub use optimclaw_macros::tool;
+pub use output::{
+    CallOutput, CallReporter, Content, EmbeddedResource, LogLevel, Progress, ToolOutput,
+};
 pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};
 pub use scope::{ScopeError, Scoped, ToolScope};

@@ -562,6 +562,22 @@ impl Registry {
             .await
     }
 
+    /// [`call_with`](Self::call_with) for callers that can show more
+    /// than JSON: the value, and the blocks of content when the tool
+    /// returned a [`ToolOutput`](crate::ToolOutput).
+    pub async fn call_output(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: &ToolContext,
+        options: CallOptions,
+    ) -> Result<crate::CallOutput, ToolError> {
+        crate::output::capture(ctx, |ctx| async move {
+            self.call_with(name, args, &ctx, options).await
+        })
+        .await
+    }
+
     /// [`call`](Self::call) with options (a time limit).
     pub async fn call_with(
         &self,

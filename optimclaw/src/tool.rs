@@ -309,6 +309,9 @@ pub struct Tool {
     examples: Vec<Value>,
     title: Option<String>,
     hints: ToolHints,
+    /// The input schema's `$schema` as given (dropped from the schema
+    /// models see; given back to MCP clients).
+    schema_dialect: Option<String>,
     /// Decodes arguments without a call (linked tools), for checking examples.
     check_arguments: Option<fn(Value) -> Result<(), ToolError>>,
     handler: Handler,
@@ -331,6 +334,10 @@ impl Tool {
             handler,
             origin: _,
         } = parts;
+        let schema_dialect = input_schema
+            .get("$schema")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         schema::clean_root(&mut input_schema);
         schema::sort_keys(&mut input_schema);
         let output_schema = output_schema.map(|mut s| {
@@ -350,6 +357,7 @@ impl Tool {
             examples,
             title,
             hints,
+            schema_dialect,
             check_arguments: None,
             handler,
             origin,
@@ -389,6 +397,12 @@ impl Tool {
     /// The tool name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+    /// The JSON Schema dialect the input schema declared (`$schema`), when
+    /// it declared one: kept out of what models are sent, given back to
+    /// MCP clients.
+    pub fn schema_dialect(&self) -> Option<&str> {
+        self.schema_dialect.as_deref()
     }
     /// The description sent to the model.
     pub fn description(&self) -> &str {

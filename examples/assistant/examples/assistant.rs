@@ -146,7 +146,7 @@ enum Command {
         /// HTTP: a Host name to answer besides IP addresses and localhost (repeatable; name or name:port; * for any), e.g. the name clients or a proxy use.
         #[arg(long = "allowed-host", value_name = "HOST")]
         allowed_hosts: Vec<String>,
-        /// HTTP: a browser Origin to accept (repeatable, e.g. https://app.example.com:443); when given, requests naming any other Origin get HTTP 403.
+        /// HTTP: a browser Origin to accept besides pages on this machine and the allowed hosts (repeatable, e.g. https://app.example.com, http://dev.example:* for any port); other Origins get HTTP 403.
         #[arg(long = "allowed-origin", value_name = "ORIGIN")]
         allowed_origins: Vec<String>,
         /// HTTP: close a session after this many seconds without a request.

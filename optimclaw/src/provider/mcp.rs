@@ -7,6 +7,11 @@ use crate::tool::{EXAMPLES_META_KEY, Tool};
 
 pub(super) fn spec(tool: &Tool) -> Value {
     let mut spec = json!({"name": tool.name(), "description": tool.description(), "inputSchema": tool.input_schema()});
+    // The dialect the schema was written in, as given (MCP clients
+    // validate with it; models are not sent it).
+    if let Some(dialect) = tool.schema_dialect() {
+        spec["inputSchema"]["$schema"] = Value::String(dialect.to_owned());
+    }
     // MCP requires an object schema for structured output.
     if let Some(out) = tool.output_schema()
         && out.get("type").and_then(Value::as_str) == Some("object")
