@@ -2,7 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::{ModelConfig, ModelReply, RequestUsage, ToolCallRequest, Turn, count};
+use super::{ModelConfig, ModelReply, RequestUsage, ToolCallRequest, ToolOutcome, Turn, count};
+use optimclaw::Content;
 
 /// The `anthropic-version` header.
 pub(super) const VERSION: &str = "2023-06-01";
@@ -48,7 +49,7 @@ pub(super) fn request(
                         json!({
                             "type": "tool_result",
                             "tool_use_id": o.id,
-                            "content": o.blocks.clone().unwrap_or_else(|| Value::String(o.content.clone())),
+                            "content": o.blocks.clone().unwrap_or_else(|| result_content(o)),
                             "is_error": o.is_error,
                         })
                     })
@@ -136,4 +137,21 @@ pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
         },
         paused: reply.get("stop_reason").and_then(Value::as_str) == Some("pause_turn"),
     })
+}
+
+/// A result's content: its text, and a block for each image it returned.
+fn result_content(outcome: &ToolOutcome) -> Value {
+    if outcome.images.is_empty() {
+        return Value::String(outcome.content.clone());
+    }
+    let mut blocks = vec![json!({"type": "text", "text": outcome.content})];
+    for image in &outcome.images {
+        if let Content::Image { data, mime_type } = image {
+            blocks.push(json!({
+                "type": "image",
+                "source": {"type": "base64", "media_type": mime_type, "data": data},
+            }));
+        }
+    }
+    Value::Array(blocks)
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Agent, ToolCallRequest, ToolOutcome};
-use optimclaw::{CallOptions, TOOL_INFO, ToolError, ToolErrorKind};
+use optimclaw::{CallOptions, Content, TOOL_INFO, ToolError, ToolErrorKind};
 
 impl Agent {
     pub(super) async fn run_calls(
@@ -28,13 +28,17 @@ impl Agent {
             async move {
                 let ctx = &ctx;
                 let started = Instant::now();
+                let mut rich = None;
                 let result = match &call.arguments {
                     Ok(_) if guarded => Ok(refusal.clone()),
-                    Ok(args) => {
-                        self.session
-                            .call_with(&call.name, args.clone(), ctx, options)
-                            .await
-                    }
+                    Ok(args) => self
+                        .session
+                        .call_output(&call.name, args.clone(), ctx, options)
+                        .await
+                        .map(|out| {
+                            rich = out.rich;
+                            out.value
+                        }),
                     Err(why) => Err(ToolError::with_kind(
                         ToolErrorKind::InvalidArguments,
                         format!(
@@ -57,18 +61,62 @@ impl Agent {
                     Ok(value) => (value.to_string(), false),
                     Err(err) => (err.to_json().to_string(), true),
                 };
+                let (images, dropped) = images_of(rich);
+                let mut content = cap_chars(content, self.options.max_result_chars);
+                if !dropped.is_empty() {
+                    content.push_str(&format!("\n[not shown: {}]", dropped.join("; ")));
+                }
                 ToolOutcome {
                     id: call.id.clone(),
                     name: call.name.clone(),
-                    content: cap_chars(content, self.options.max_result_chars),
+                    content,
                     is_error,
                     elapsed: started.elapsed(),
                     blocks,
+                    images,
                 }
             }
         });
         join_all(runs).await
     }
+}
+
+/// Images sent with one tool result, at most.
+pub const MAX_IMAGES: usize = 4;
+
+/// The base64 size of one image sent with a tool result, at most (5 MiB:
+/// Anthropic's limit for one image).
+pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
+
+/// The media types of images the APIs take.
+const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/// The images of a tool's output the model may be shown, and a line for
+/// each left out (over the limits, or a type the APIs do not take; the
+/// result's text already names every block).
+fn images_of(rich: Option<optimclaw::ToolOutput>) -> (Vec<Content>, Vec<String>) {
+    let (mut images, mut dropped) = (Vec::new(), Vec::new());
+    for block in rich.map(|r| r.content).unwrap_or_default() {
+        let Content::Image { data, mime_type } = &block else {
+            continue;
+        };
+        if !IMAGE_TYPES.contains(&mime_type.as_str()) {
+            dropped.push(format!(
+                "an image of type {mime_type}, which models are not sent"
+            ));
+        } else if data.len() > MAX_IMAGE_BYTES {
+            dropped.push(format!(
+                "an image of {:.1} MiB, over the {} MiB a model is sent",
+                data.len() as f64 / 1_048_576.0,
+                MAX_IMAGE_BYTES / 1_048_576
+            ));
+        } else if images.len() == MAX_IMAGES {
+            dropped.push(format!("an image past the first {MAX_IMAGES}"));
+        } else {
+            images.push(block);
+        }
+    }
+    (images, dropped)
 }
 
 fn cap_chars(text: String, max: usize) -> String {
@@ -83,7 +131,27 @@ fn cap_chars(text: String, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::cap_chars;
+    use super::{MAX_IMAGE_BYTES, MAX_IMAGES, cap_chars, images_of};
+    use optimclaw::{Content, ToolOutput};
+
+    #[test]
+    fn images_are_bounded_in_number_size_and_type() {
+        let mut output = ToolOutput::text("charts");
+        for _ in 0..MAX_IMAGES + 1 {
+            output = output.with_content(Content::image([1u8; 10], "image/png"));
+        }
+        output = output
+            .with_content(Content::image(vec![0u8; MAX_IMAGE_BYTES], "image/jpeg"))
+            .with_content(Content::image([1u8; 10], "image/tiff"))
+            .with_content(Content::audio([1u8; 10], "audio/wav"));
+        let (images, dropped) = images_of(Some(output));
+        assert_eq!(images.len(), MAX_IMAGES);
+        assert_eq!(dropped.len(), 3, "{dropped:?}");
+        assert!(dropped[0].contains("past the first 4"), "{dropped:?}");
+        assert!(dropped[1].contains("over the 5 MiB"), "{dropped:?}");
+        assert!(dropped[2].contains("image/tiff"), "{dropped:?}");
+        assert_eq!(images_of(None), (Vec::new(), Vec::new()));
+    }
 
     #[test]
     fn cap_keeps_short_text_and_says_what_was_cut() {

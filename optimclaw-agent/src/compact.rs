@@ -209,6 +209,7 @@ mod tests {
                 is_error: false,
                 elapsed: Duration::ZERO,
                 blocks: None,
+                images: Vec::new(),
             }]),
             Turn::Assistant {
                 text: word.repeat(10),

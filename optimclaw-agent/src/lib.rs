@@ -71,6 +71,7 @@ use optimclaw::telemetry;
 use optimclaw::{RUN_CODE, TOOL_INFO};
 
 pub use cache::{CacheTtl, PromptCache};
+pub use calls::{MAX_IMAGE_BYTES, MAX_IMAGES};
 pub use compact::Compaction;
 pub use config::{AgentOptions, ListLoaded, ToolCalls};
 pub use error::AgentError;

@@ -2,7 +2,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{ModelConfig, ModelReply, RequestUsage, ToolCallRequest, Turn, count, parse_arguments};
+use super::{
+    ModelConfig, ModelReply, RequestUsage, ToolCallRequest, ToolOutcome, Turn, count,
+    parse_arguments,
+};
+use optimclaw::Content;
 
 /// The request body for the transcript so far. With `text_calls` the
 /// model's calls are replayed as the JSON text it wrote them in and the
@@ -90,6 +94,14 @@ pub(super) fn request(
                     messages
                         .push(json!({"role": "tool", "tool_call_id": o.id, "content": o.content}));
                 }
+                // A tool message holds text only: images the tools returned
+                // follow as a user message, on OpenAI's own API (a local
+                // server's model may take no images; their text names them).
+                if model.is_first_party()
+                    && let Some(images) = images_message(outcomes)
+                {
+                    messages.push(images);
+                }
             }
         }
     }
@@ -172,4 +184,25 @@ pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
         },
         paused: false,
     })
+}
+
+/// A user message carrying the images of a turn's tool results, each
+/// after a line naming the call it came from; `None` without images.
+fn images_message(outcomes: &[ToolOutcome]) -> Option<Value> {
+    let mut parts = Vec::new();
+    for outcome in outcomes.iter().filter(|o| !o.images.is_empty()) {
+        parts.push(json!({
+            "type": "text",
+            "text": format!("Images returned by `{}` (call {}):", outcome.name, outcome.id),
+        }));
+        for image in &outcome.images {
+            if let Content::Image { data, mime_type } = image {
+                parts.push(json!({
+                    "type": "image_url",
+                    "image_url": {"url": format!("data:{mime_type};base64,{data}")},
+                }));
+            }
+        }
+    }
+    (!parts.is_empty()).then(|| json!({"role": "user", "content": parts}))
 }

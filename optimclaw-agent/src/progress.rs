@@ -127,6 +127,7 @@ mod tests {
             is_error,
             elapsed: Duration::ZERO,
             blocks: None,
+            images: Vec::new(),
         }
     }
 

@@ -35,6 +35,13 @@ pub struct ToolOutcome {
     /// Content blocks sent instead of `content` where the wire format has
     /// them (Anthropic `tool_reference` blocks under native deferral).
     pub blocks: Option<Value>,
+    /// Images the tool returned ([`optimclaw::ToolOutput`]), sent beside
+    /// `content` where the wire format takes them (Anthropic `tool_result`
+    /// image blocks; for OpenAI's own API a user message of images after
+    /// the results); elsewhere `content` names them. At most
+    /// [`MAX_IMAGES`](crate::MAX_IMAGES) per result, each at most
+    /// [`MAX_IMAGE_BYTES`](crate::MAX_IMAGE_BYTES) of base64.
+    pub images: Vec<optimclaw::Content>,
 }
 
 /// One turn of the conversation, as [`Agent::transcript`](crate::Agent::transcript)

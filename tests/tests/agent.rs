@@ -19,6 +19,9 @@ use serde_json::{Value, json};
 
 const KEY: &str = "sk-test-0123456789abcdef";
 
+/// Bytes standing for a PNG image.
+const PIXEL: &[u8] = b"\x89PNG\r\n\x1a\n-a-small-image";
+
 /// One canned HTTP answer.
 struct Canned {
     status: u16,
@@ -239,6 +242,19 @@ fn session() -> Session {
         tokio::time::sleep(Duration::from_secs(3600)).await;
         Ok(json!("woke"))
     });
+    // A tool whose result carries an image.
+    let snapshot = DynamicTool::new(
+        "snapshot",
+        "Take a snapshot of the screen.",
+        json!({"type": "object", "properties": {}}),
+    )
+    .kind(optimclaw::ToolKind::Core)
+    .handler(|ctx, _args: Value| async move {
+        Ok(optimclaw::ToolOutput::text("the screen")
+            .with_content(optimclaw::Content::image(PIXEL, "image/png"))
+            .with_content(optimclaw::Content::audio([0u8; 4], "audio/wav"))
+            .deliver(&ctx))
+    });
     // A catalog worth deferring: lazy loading pays off with many tools.
     let fillers = (0..30).map(|i| {
         DynamicTool::new(
@@ -253,7 +269,7 @@ fn session() -> Session {
     });
     let registry = Registry::builder()
         .lazy(LazyConfig::lazy().with_strategy(LoadStrategy::Append))
-        .tools([weather, rendezvous, sleeper])
+        .tools([weather, rendezvous, sleeper, snapshot])
         .tools(fillers)
         .build()
         .unwrap();
@@ -1173,4 +1189,91 @@ async fn compaction_under_append_keeps_loaded_tools_in_the_tools_array() {
     assert!(last.tool_names().contains(&"weather_forecast".to_owned()));
     assert!(agent.session().is_loaded("weather_forecast"));
     replay.dump(WireFormat::OpenAiChat, "compaction");
+}
+
+// ---- images in tool results ------------------------------------------------
+
+/// The base64 of [`PIXEL`], as the wire carries it.
+fn pixel_base64() -> String {
+    match optimclaw::Content::image(PIXEL, "image/png") {
+        optimclaw::Content::Image { data, .. } => data,
+        _ => unreachable!("an image"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn anthropic_tool_results_carry_the_images_a_tool_returned() {
+    let replay = replay(vec![
+        anthropic_calls(&[("toolu_1", "snapshot", json!({}))]),
+        anthropic_text("A screen."),
+    ]);
+    let mut agent = agent(&replay, WireFormat::AnthropicMessages, options());
+    agent.send("What is on my screen?").await.unwrap();
+    let second = &replay.seen()[1].body;
+    let result = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().cloned().unwrap_or_default())
+        .find(|b| b["type"] == "tool_result")
+        .unwrap();
+    let blocks = result["content"].as_array().unwrap();
+    assert_eq!(blocks.len(), 2, "the text and the image: {blocks:?}");
+    let text = blocks[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("the screen")
+            && text.contains("[image image/png")
+            && text.contains("[audio audio/wav"),
+        "the text names every block: {text}"
+    );
+    assert_eq!(
+        blocks[1],
+        json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": pixel_base64()}})
+    );
+    replay.dump(WireFormat::AnthropicMessages, "tool-result-image");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_sends_the_images_as_a_user_message_after_the_results_on_its_own_api_only() {
+    let script = || {
+        vec![
+            openai_calls(&[("call_1", "snapshot", "{}")]),
+            openai_text("A screen."),
+        ]
+    };
+    // OpenAI's own API: the tool message is text, the image follows.
+    let first_party = replay(script());
+    let model = ModelConfig::new(
+        WireFormat::OpenAiChat,
+        format!("{}/v1", first_party.base),
+        "test-model",
+    )
+    .with_api_key(ApiKey::new(KEY))
+    .with_first_party(true);
+    let mut own = Agent::new(session(), model, options()).unwrap();
+    own.send("What is on my screen?").await.unwrap();
+    let messages = first_party.seen()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let tool = messages.iter().position(|m| m["role"] == "tool").unwrap();
+    assert!(
+        messages[tool]["content"]
+            .as_str()
+            .unwrap()
+            .contains("[image image/png")
+    );
+    let images = &messages[tool + 1];
+    assert_eq!(images["role"], "user");
+    assert_eq!(
+        images["content"][1],
+        json!({"type": "image_url", "image_url": {"url": format!("data:image/png;base64,{}", pixel_base64())}})
+    );
+    first_party.dump(WireFormat::OpenAiChat, "tool-result-image");
+    // A local server: the text names the image, nothing else is sent.
+    let local = replay(script());
+    let mut agent = agent(&local, WireFormat::OpenAiChat, options());
+    agent.send("What is on my screen?").await.unwrap();
+    let messages = local.seen()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.last().unwrap()["role"], "tool", "{messages:?}");
 }
