@@ -231,8 +231,10 @@ impl Content {
     }
 }
 
+/// The bytes a padded base64 text decodes to.
 fn decoded_len(base64: &str) -> usize {
-    base64.len() / 4 * 3
+    let padding = base64.bytes().rev().take_while(|&b| b == b'=').count();
+    (base64.len() / 4 * 3).saturating_sub(padding)
 }
 
 fn size(bytes: usize) -> String {
