@@ -13,7 +13,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::stream;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
-use hyper::body::{Frame, Incoming};
+use hyper::body::{Body as HttpBody, Frame};
 use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
@@ -31,6 +31,8 @@ use super::server::McpServer;
 use super::sessions::{CONNECTION, Lookup, Sessions};
 
 pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -54,8 +56,9 @@ pub(super) struct Front {
     pub(super) quotas: Quotas,
     /// The browser origins answered.
     pub(super) origins: OriginCheck,
-    /// The address listened on (its IP is always a valid `Host`).
-    pub(super) local: SocketAddr,
+    /// The address listened on, when known (a page there is on this
+    /// machine).
+    pub(super) local: Option<SocketAddr>,
     /// When ended sessions' memory goes back to the system.
     pub(super) trimmer: Trimmer,
     /// Ends open `GET` streams when the server stops.
@@ -63,7 +66,11 @@ pub(super) struct Front {
 }
 
 impl Front {
-    pub(super) async fn handle(&self, mut req: Request<Incoming>) -> Response<Body> {
+    pub(super) async fn handle<B>(&self, mut req: Request<B>) -> Response<Body>
+    where
+        B: HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError> + std::fmt::Display,
+    {
         if let Err(refusal) = self.check_host(&req) {
             return forbidden(&refusal);
         }
@@ -102,12 +109,11 @@ impl Front {
         }
     }
 
-    async fn post(
-        &self,
-        req: Request<Incoming>,
-        key: usize,
-        session: Option<String>,
-    ) -> Response<Body> {
+    async fn post<B>(&self, req: Request<B>, key: usize, session: Option<String>) -> Response<Body>
+    where
+        B: HttpBody<Data = Bytes> + Send + 'static,
+        B::Error: Into<BoxError>,
+    {
         let (parts, body) = req.into_parts();
         let bytes = match Limited::new(body, self.limits.max_body_bytes)
             .collect()
@@ -197,7 +203,7 @@ impl Front {
     /// `GET` on a session: a stream of what the server tells the client
     /// unasked (`notifications/tools/list_changed` when the registry
     /// changes), open until the session or the server ends.
-    fn listen(&self, req: &Request<Incoming>, key: usize, id: &str) -> Response<Body> {
+    fn listen<B>(&self, req: &Request<B>, key: usize, id: &str) -> Response<Body> {
         let accepts_sse = req
             .headers()
             .get_all(ACCEPT)
@@ -255,7 +261,7 @@ impl Front {
         }
     }
 
-    fn check_host(&self, req: &Request<Incoming>) -> Result<(), HostRefusal> {
+    fn check_host<B>(&self, req: &Request<B>) -> Result<(), HostRefusal> {
         let host = req
             .headers()
             .get(hyper::header::HOST)
@@ -268,7 +274,7 @@ impl Front {
             .map(str::to_owned)
             .or_else(|| req.uri().authority().map(|a| a.as_str().to_owned()));
         // No host at all: rmcp answers 400 for it.
-        host.map_or(Ok(()), |host| self.hosts.allows(&host, self.local))
+        host.map_or(Ok(()), |host| self.hosts.allows(&host))
     }
 
     /// Room for one more session: below the cap, or after ending the

@@ -58,8 +58,8 @@ impl HostCheck {
     }
 
     /// Whether a request naming `host` (its `Host` header or HTTP/2
-    /// `:authority`) to a server listening on `local` is answered.
-    pub(super) fn allows(&self, host: &str, local: SocketAddr) -> Result<(), HostRefusal> {
+    /// `:authority`) is answered.
+    pub(super) fn allows(&self, host: &str) -> Result<(), HostRefusal> {
         if self.any {
             return Ok(());
         }
@@ -74,7 +74,7 @@ impl HostCheck {
             .names
             .iter()
             .any(|(n, p)| *n == name && p.is_none_or(|p| Some(p) == port));
-        if listed || name == local.ip().to_string() {
+        if listed {
             Ok(())
         } else {
             Err(HostRefusal::NotAllowed(host.to_owned()))
@@ -108,7 +108,7 @@ impl OriginCheck {
     }
 
     /// Whether a request from `origin` to a server on `local` is answered.
-    pub(super) fn allows(&self, origin: &str, local: SocketAddr) -> bool {
+    pub(super) fn allows(&self, origin: &str, local: Option<SocketAddr>) -> bool {
         let origin = normalize_origin(origin);
         if self.listed.iter().any(|l| origin_matches(l, &origin)) {
             return true;
@@ -122,7 +122,7 @@ impl OriginCheck {
         };
         let name = normalize(authority.host());
         let on_this_machine = match name.parse::<IpAddr>() {
-            Ok(ip) => ip.is_loopback() || ip == local.ip(),
+            Ok(ip) => ip.is_loopback() || local.is_some_and(|l| l.ip() == ip),
             Err(_) => name == "localhost" || name.ends_with(".localhost"),
         };
         on_this_machine
@@ -191,8 +191,8 @@ impl HostRefusal {
 mod tests {
     use super::*;
 
-    fn local() -> SocketAddr {
-        "0.0.0.0:8931".parse().unwrap()
+    fn local() -> Option<SocketAddr> {
+        "0.0.0.0:8931".parse().ok()
     }
 
     fn check(allowed: &[&str]) -> HostCheck {
@@ -212,7 +212,7 @@ mod tests {
             "LOCALHOST",
             "app.localhost:80",
         ] {
-            assert_eq!(none.allows(host, local()), Ok(()), "{host}");
+            assert_eq!(none.allows(host), Ok(()), "{host}");
         }
     }
 
@@ -220,17 +220,17 @@ mod tests {
     fn other_names_only_when_listed() {
         let none = check(&[]);
         assert_eq!(
-            none.allows("mcp.example.com:8931", local()),
+            none.allows("mcp.example.com:8931"),
             Err(HostRefusal::NotAllowed("mcp.example.com:8931".into()))
         );
         let listed = check(&["MCP.example.com", "upstream:8931"]);
-        assert_eq!(listed.allows("mcp.example.com", local()), Ok(()));
-        assert_eq!(listed.allows("mcp.example.com.:443", local()), Ok(()));
-        assert_eq!(listed.allows("upstream:8931", local()), Ok(()));
-        assert!(listed.allows("upstream:9000", local()).is_err());
-        assert!(listed.allows("upstream", local()).is_err());
-        assert!(listed.allows("evil.example.com", local()).is_err());
-        assert_eq!(check(&["*"]).allows("anything.example", local()), Ok(()));
+        assert_eq!(listed.allows("mcp.example.com"), Ok(()));
+        assert_eq!(listed.allows("mcp.example.com.:443"), Ok(()));
+        assert_eq!(listed.allows("upstream:8931"), Ok(()));
+        assert!(listed.allows("upstream:9000").is_err());
+        assert!(listed.allows("upstream").is_err());
+        assert!(listed.allows("evil.example.com").is_err());
+        assert_eq!(check(&["*"]).allows("anything.example"), Ok(()));
     }
 
     fn origins(allowed_hosts: &[&str], allowed_origins: &[&str]) -> OriginCheck {
@@ -241,7 +241,7 @@ mod tests {
     #[test]
     fn foreign_origins_are_refused_by_default() {
         let none = origins(&[], &[]);
-        let local: SocketAddr = "10.0.0.11:8931".parse().unwrap();
+        let local: Option<SocketAddr> = "10.0.0.11:8931".parse().ok();
         for origin in [
             "http://localhost:3000",
             "http://127.0.0.1:8931",
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn malformed_values_are_named() {
         assert!(matches!(
-            check(&[]).allows("a b", local()),
+            check(&[]).allows("a b"),
             Err(HostRefusal::Malformed(_))
         ));
         let err = HostCheck::new(&["http://x/".to_owned()]).unwrap_err();

@@ -51,11 +51,59 @@ impl McpServer {
         limits: HttpLimits,
     ) -> std::io::Result<()> {
         let local = listener.local_addr()?;
+        let front = self.front(&shutdown, auth, limits, Some(local))?;
+        serve_connections(listener, shutdown, front).await
+    }
+
+    /// The endpoint as a tower service, to mount in an HTTP app of your
+    /// own (axum's `Router::route_service("/mcp", …)`, or any tower
+    /// stack): the same checks as [`serve_http_with`](Self::serve_http_with)
+    /// — `Host`, `Origin`, the key, sessions and quotas, the body size —
+    /// in front of the same MCP service. Call it inside a Tokio runtime
+    /// (it starts the task that ends idle sessions, which stops when the
+    /// last clone of the service is dropped). An `auth` without keys, or
+    /// an invalid [`HttpLimits::allowed_hosts`] entry, is an error.
+    ///
+    /// ```no_run
+    /// use optimclaw::{Registry, ToolContext};
+    /// use optimclaw_mcp::{HttpAuth, HttpLimits, McpServer};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = McpServer::new(Registry::from_linked()?, ToolContext::new());
+    /// let auth = HttpAuth::from_env().ok_or("set OPTIMCLAW_MCP_TOKEN")??;
+    /// let mcp = server.http_service(auth, HttpLimits::default())?;
+    /// // e.g. axum::Router::new().route_service("/mcp", mcp)
+    /// # let _ = mcp;
+    /// # Ok(()) }
+    /// ```
+    pub fn http_service(
+        self,
+        auth: HttpAuth,
+        limits: HttpLimits,
+    ) -> std::io::Result<McpHttpService> {
+        let stop = CancellationToken::new();
+        let front = self.front(&stop, auth, limits, None)?;
+        Ok(McpHttpService {
+            front,
+            _stop: Arc::new(stop.drop_guard()),
+        })
+    }
+
+    /// What stands before the MCP service, and the task that ends idle
+    /// sessions until `shutdown`.
+    fn front(
+        self,
+        shutdown: &CancellationToken,
+        auth: HttpAuth,
+        limits: HttpLimits,
+        local: Option<std::net::SocketAddr>,
+    ) -> std::io::Result<Arc<Front>> {
         if auth.is_empty() {
+            let place = local.map_or_else(|| "an endpoint".to_owned(), |l| l.to_string());
             return Err(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
                 format!(
-                    "refusing to serve MCP over HTTP on {local} without an access key: anyone who reaches the address could call every tool; add one with HttpAuth::key (or HttpAuth::token)"
+                    "refusing to serve MCP over HTTP on {place} without an access key: anyone who reaches the address could call every tool; add one with HttpAuth::key (or HttpAuth::token)"
                 ),
             ));
         }
@@ -111,9 +159,52 @@ impl McpServer {
                 }
             }
         });
-        serve_connections(listener, shutdown, front).await
+        Ok(front)
     }
 }
+
+/// The MCP endpoint as a tower [`Service`](tower_service::Service), made
+/// by [`McpServer::http_service`]: mount it in an HTTP app of your own.
+/// Cheap to clone; every clone serves the same sessions.
+#[derive(Clone)]
+pub struct McpHttpService {
+    front: Arc<Front>,
+    /// Ends the idle-session task when the last clone goes.
+    _stop: Arc<tokio_util::sync::DropGuard>,
+}
+
+impl std::fmt::Debug for McpHttpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHttpService").finish_non_exhaustive()
+    }
+}
+
+impl<B> tower_service::Service<hyper::Request<B>> for McpHttpService
+where
+    B: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>> + std::fmt::Display,
+{
+    type Response = hyper::Response<HttpBody>;
+    type Error = Infallible;
+    type Future = std::pin::Pin<
+        Box<dyn std::future::Future<Output = Result<Self::Response, Infallible>> + Send>,
+    >;
+
+    fn poll_ready(
+        &mut self,
+        _cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Result<(), Infallible>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: hyper::Request<B>) -> Self::Future {
+        let front = Arc::clone(&self.front);
+        Box::pin(async move { Ok(front.handle(req).await) })
+    }
+}
+
+/// The body of the endpoint's answers.
+pub type HttpBody = http_body_util::combinators::BoxBody<bytes::Bytes, Infallible>;
 
 /// Accepts one connection and turns Nagle's algorithm off on it: the
 /// answers are small SSE or JSON writes, and with Nagle's algorithm each

@@ -26,6 +26,7 @@ mod sessions;
 
 pub use auth::{AuthError, HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
 pub use client::{McpClient, McpClientOptions};
+pub use http::{HttpBody, McpHttpService};
 pub use limits::HttpLimits;
 pub use server::McpServer;
 pub use servers::{ServerConfig, ServersFile, ServersFileError, load_servers_file};
