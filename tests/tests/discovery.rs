@@ -472,3 +472,40 @@ async fn the_answers_reach_sessions_and_scopes() {
     );
     assert_eq!(a["tools"], json!([]));
 }
+
+#[test]
+fn a_lone_keyword_among_unmatched_content_words_is_not_strong() {
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools([
+            tool(
+                "job_create",
+                "Start a background job that runs a command.",
+            )
+            .keywords(["launch", "background", "job"]),
+            tool("csv_to_json", "Convert a CSV table to JSON records."),
+        ])
+        .build()
+        .unwrap();
+    let top = |query: &str| registry.search_index().search(query, 3)[0];
+    // One word of the tool's among four no tool holds: weak.
+    let rocket = top("launch a rocket to the moon with quantum entanglement");
+    assert_eq!(registry.tools()[rocket.tool].name(), "job_create");
+    assert!(rocket.signals.is_lone_keyword(), "{:?}", rocket.signals);
+    assert!(rocket.strength < registry.strong_match(), "{rocket:?}");
+    // Stop words of other languages are not content words: of "das",
+    // "und", "die", "rocket" and "moon", two count.
+    let mixed = top("launch das rocket und die moon");
+    assert_eq!(mixed.signals.unmatched_words, 2, "{:?}", mixed.signals);
+    assert!(!mixed.signals.is_lone_keyword());
+    // The same word with the request's other words the tool's: strong.
+    let job = top("launch a background job");
+    assert!(!job.signals.is_lone_keyword());
+    assert!(job.strength >= registry.strong_match(), "{job:?}");
+    // A word of the tool's name is no lone keyword, however many words
+    // around it no tool holds.
+    let named = top("json of my grandmother's favourite recipes from Lisbon please");
+    assert_eq!(registry.tools()[named.tool].name(), "csv_to_json");
+    assert!(!named.signals.is_lone_keyword(), "{:?}", named.signals);
+}

@@ -416,6 +416,13 @@ impl SearchIndex {
             .map(|(t, _)| t.clone())
             .collect();
         ranking.unmatched = SearchIndex::unmatched_words(query, &unreached);
+        // Content words no tool holds: not a stop word in any language.
+        let unmatched_words = ranking
+            .unmatched
+            .iter()
+            .filter(|w| !text::any_language_stop_words().contains(w.to_lowercase().as_str()))
+            .count();
+        let unmatched_words = u32::try_from(unmatched_words).unwrap_or(u32::MAX);
         // The best the query's words could score in this catalog: each
         // reachable word's highest score in any one tool.
         let attainable: f32 = query_terms
@@ -466,7 +473,7 @@ impl SearchIndex {
             .enumerate()
             .map(|(i, d)| {
                 let score = scores[d as usize];
-                let coverage = self.coverage(d, &query_terms, total_weight);
+                let (coverage, matched_words) = self.coverage(d, &query_terms, total_weight);
                 let name_match = name_match(d);
                 // The words' part of the score, without the name bonus.
                 let own = score - NAME_COVERAGE * name_match;
@@ -481,6 +488,8 @@ impl SearchIndex {
                     }),
                     evidence: own / self.max_idf.max(f32::EPSILON),
                     name_match,
+                    matched_words,
+                    unmatched_words,
                 };
                 Hit {
                     tool: self.docs[d as usize],
@@ -495,25 +504,34 @@ impl SearchIndex {
         ranking
     }
 
-    /// The weighted share of `query_terms` document `d` contains.
-    fn coverage(&self, d: u32, query_terms: &[(f32, Vec<(u32, f32)>)], total: f32) -> f32 {
-        if total <= 0.0 {
-            return 0.0;
-        }
+    /// The weighted share of `query_terms` document `d` contains, and how
+    /// many of them it contains.
+    fn coverage(
+        &self,
+        d: u32,
+        query_terms: &[(f32, Vec<(u32, f32)>)],
+        total: f32,
+    ) -> (f32, u32) {
         let has = |id: u32| {
             self.postings[id as usize]
                 .binary_search_by_key(&d, |(doc, _)| *doc)
                 .is_ok()
         };
-        let matched: f32 = query_terms
-            .iter()
-            .map(|(weight, ids)| {
-                ids.iter()
-                    .filter(|(id, _)| has(*id))
-                    .map(|(_, factor)| weight * factor)
-                    .fold(0.0, f32::max)
-            })
-            .sum();
-        (matched / total).clamp(0.0, 1.0)
+        let (mut matched, mut words) = (0.0_f32, 0_u32);
+        for (weight, ids) in query_terms {
+            let best = ids
+                .iter()
+                .filter(|(id, _)| has(*id))
+                .map(|(_, factor)| weight * factor)
+                .fold(None, |best: Option<f32>, w| Some(best.map_or(w, |b| b.max(w))));
+            if let Some(best) = best {
+                matched += best;
+                words += 1;
+            }
+        }
+        if total <= 0.0 {
+            return (0.0, words);
+        }
+        ((matched / total).clamp(0.0, 1.0), words)
     }
 }

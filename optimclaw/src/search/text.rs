@@ -41,6 +41,27 @@ pub(super) fn stop_words() -> &'static HashSet<&'static str> {
     })
 }
 
+/// Stop words of every language with an NLTK list (lower case): a word
+/// of a request that no tool holds counts as unmatched content only when
+/// it is none of these, so a request in German is not read as many
+/// unmatched words for its `wie` and `wird`.
+pub(super) fn any_language_stop_words() -> &'static HashSet<&'static str> {
+    /// The NLTK lists of the `stop-words` crate, by ISO 639-1 code.
+    const LANGUAGES: [&str; 24] = [
+        "ar", "az", "ca", "da", "de", "el", "en", "es", "eu", "fi", "fr", "he", "hu", "id", "it",
+        "kk", "nl", "no", "pt", "ro", "ru", "sl", "sv", "tr",
+    ];
+    static WORDS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    WORDS.get_or_init(|| {
+        LANGUAGES
+            .iter()
+            .filter_map(stop_words::lookup)
+            .flat_map(|words| words.iter().copied())
+            .chain(EXTRA_STOP_WORDS)
+            .collect()
+    })
+}
+
 pub(super) fn stemmer() -> &'static Stemmer {
     static STEMMER: OnceLock<Stemmer> = OnceLock::new();
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))

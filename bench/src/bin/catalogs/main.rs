@@ -310,6 +310,8 @@ fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &
             "margin": h.signals.margin,
             "evidence": h.signals.evidence,
             "name_match": h.signals.name_match,
+            "matched_words": h.signals.matched_words,
+            "unmatched_words": h.signals.unmatched_words,
         })).collect::<Vec<_>>(),
     })
 }
