@@ -479,11 +479,11 @@ fn a_lone_keyword_among_unmatched_content_words_is_not_strong() {
         .without_linked()
         .lazy(LazyConfig::lazy())
         .tools([
-            tool(
-                "job_create",
-                "Start a background job that runs a command.",
-            )
-            .keywords(["launch", "background", "job"]),
+            tool("job_create", "Start a background job that runs a command.").keywords([
+                "launch",
+                "background",
+                "job",
+            ]),
             tool("csv_to_json", "Convert a CSV table to JSON records."),
         ])
         .build()

@@ -506,12 +506,7 @@ impl SearchIndex {
 
     /// The weighted share of `query_terms` document `d` contains, and how
     /// many of them it contains.
-    fn coverage(
-        &self,
-        d: u32,
-        query_terms: &[(f32, Vec<(u32, f32)>)],
-        total: f32,
-    ) -> (f32, u32) {
+    fn coverage(&self, d: u32, query_terms: &[(f32, Vec<(u32, f32)>)], total: f32) -> (f32, u32) {
         let has = |id: u32| {
             self.postings[id as usize]
                 .binary_search_by_key(&d, |(doc, _)| *doc)
@@ -523,7 +518,9 @@ impl SearchIndex {
                 .iter()
                 .filter(|(id, _)| has(*id))
                 .map(|(_, factor)| weight * factor)
-                .fold(None, |best: Option<f32>, w| Some(best.map_or(w, |b| b.max(w))));
+                .fold(None, |best: Option<f32>, w| {
+                    Some(best.map_or(w, |b| b.max(w)))
+                });
             if let Some(best) = best {
                 matched += best;
                 words += 1;
