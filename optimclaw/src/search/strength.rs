@@ -43,6 +43,7 @@ impl Signals {
     /// `0.25 coverage + 0.5 coverage·m + 0.1 share·m + 0.1 min(evidence/2, 1)
     /// + 0.05 name_match`, where `m = min(ln margin, 1)`. `tool_info` calls
     /// a hit strong at [`Registry::strong_match`](crate::Registry::strong_match) or more.
+    ///
     /// A [lone keyword](Self::is_lone_keyword) is at most 0.05, below any
     /// threshold worth using.
     pub fn strength(&self, coverage: f32) -> f32 {
