@@ -128,6 +128,35 @@ async fn server_everything_is_imported_found_and_called() {
     assert!(echoed.to_string().contains("hello"), "{echoed}");
     let exact = registry.tool_info(&names[0..3].join(","), 5).unwrap();
     assert_eq!(exact.tools.len(), 3);
+    // An image the server returns is handed on as one, between its texts.
+    let out = registry
+        .call_output(
+            "everything__get-tiny-image",
+            json!({}),
+            &ToolContext::new(),
+            optimclaw::CallOptions::default(),
+        )
+        .await
+        .unwrap();
+    let rich = out.rich.expect("the image result's blocks");
+    let kinds: Vec<&str> = rich
+        .content
+        .iter()
+        .map(|c| match c {
+            optimclaw::Content::Text { .. } => "text",
+            optimclaw::Content::Image { mime_type, .. } => {
+                assert_eq!(mime_type, "image/png");
+                "image"
+            }
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, ["text", "image", "text"]);
+    assert!(
+        out.value.to_string().contains("[image image/png"),
+        "JSON callers read that there was an image: {}",
+        out.value
+    );
 }
 
 #[tokio::test]
