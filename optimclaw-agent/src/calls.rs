@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{Agent, ToolCallRequest, ToolOutcome};
+use optimclaw::provider::{Dialect, ResultMedia};
 use optimclaw::{CallOptions, Content, TOOL_INFO, ToolError, ToolErrorKind};
 
 impl Agent {
@@ -81,42 +82,25 @@ impl Agent {
     }
 }
 
-/// Images sent with one tool result, at most.
-pub const MAX_IMAGES: usize = 4;
+/// Images sent with one tool result, at most (the core's
+/// [`MAX_MEDIA_BLOCKS`](optimclaw::provider::MAX_MEDIA_BLOCKS)).
+pub const MAX_IMAGES: usize = optimclaw::provider::MAX_MEDIA_BLOCKS;
 
 /// The base64 size of one image sent with a tool result, at most (5 MiB:
-/// Anthropic's limit for one image).
-pub const MAX_IMAGE_BYTES: usize = 5 * 1024 * 1024;
-
-/// The media types of images the APIs take.
-const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+/// Anthropic's limit for one image; the core's
+/// [`MAX_MEDIA_BYTES`](optimclaw::provider::MAX_MEDIA_BYTES)).
+pub const MAX_IMAGE_BYTES: usize = optimclaw::provider::MAX_MEDIA_BYTES;
 
 /// The images of a tool's output the model may be shown, and a line for
-/// each left out (over the limits, or a type the APIs do not take; the
-/// result's text already names every block).
+/// each media block left out (over the limits, or a type the APIs do not
+/// take; the result's text already names every block). Anthropic and
+/// OpenAI take the same images, so one selection serves both wire formats.
 fn images_of(rich: Option<optimclaw::ToolOutput>) -> (Vec<Content>, Vec<String>) {
-    let (mut images, mut dropped) = (Vec::new(), Vec::new());
-    for block in rich.map(|r| r.content).unwrap_or_default() {
-        let Content::Image { data, mime_type } = &block else {
-            continue;
-        };
-        if !IMAGE_TYPES.contains(&mime_type.as_str()) {
-            dropped.push(format!(
-                "an image of type {mime_type}, which models are not sent"
-            ));
-        } else if data.len() > MAX_IMAGE_BYTES {
-            dropped.push(format!(
-                "an image of {:.1} MiB, over the {} MiB a model is sent",
-                data.len() as f64 / 1_048_576.0,
-                MAX_IMAGE_BYTES / 1_048_576
-            ));
-        } else if images.len() == MAX_IMAGES {
-            dropped.push(format!("an image past the first {MAX_IMAGES}"));
-        } else {
-            images.push(block);
-        }
-    }
-    (images, dropped)
+    let Some(rich) = rich else {
+        return (Vec::new(), Vec::new());
+    };
+    let media = ResultMedia::select(&rich, Dialect::Anthropic);
+    (media.blocks, media.left_out)
 }
 
 fn cap_chars(text: String, max: usize) -> String {

@@ -1,19 +1,19 @@
-//! What stands before rmcp's streamable HTTP service: the `Host` check,
-//! the access key, the sessions (ours: [`Sessions`]), and the limits that
-//! keep the server answering under load: live sessions (evicting unused
-//! ones at the cap), each key's sessions and calls in flight, and the
-//! request size. Each request then runs through rmcp's stateless path,
-//! with its session's connection as the handler.
+//! The sessions service, [`McpSessions`]: the innermost of the endpoint's
+//! tower services, behind the checks in [`layers`](super::layers). It
+//! keeps the sessions (ours: [`Sessions`]) and the limits that keep the
+//! server answering under load: live sessions (evicting unused ones at
+//! the cap) and each key's sessions. Each request then runs through
+//! rmcp's stateless path, with its session's connection as the handler.
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::stream;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
-use hyper::body::{Body as HttpBody, Frame};
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::Frame;
 use hyper::header::{ACCEPT, CACHE_CONTROL, CONTENT_TYPE, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use rmcp::transport::streamable_http_server::StreamableHttpService;
@@ -21,18 +21,14 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::auth::{HttpAuth, Refusal};
-use super::hosts::{HostCheck, HostRefusal, OriginCheck};
-use super::inspect::{Inspected, inspect};
+use super::layers::{Authorized, JsonRpcBody, ResponseFuture, no_key_layer};
 use super::limits::HttpLimits;
 use super::memory::{Trimmer, trim};
-use super::quota::{OverQuota, Quotas};
+use super::quota::OverQuota;
 use super::server::McpServer;
 use super::sessions::{CONNECTION, Lookup, Sessions};
 
 pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
-
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -44,21 +40,51 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 const LIST_CHANGED: &[u8] =
     b"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n";
 
-/// The checks and counts in front of one HTTP server's MCP service.
+/// The endpoint's sessions service: routes each request by method and
+/// session, after the checks in [`layers`](super::layers), to rmcp's
+/// service as the session's connection. Made by
+/// [`McpServer::http_endpoint`]; cheap to clone, every clone serving the
+/// same sessions. A request that did not pass
+/// [`KeyLayer`](super::layers::KeyLayer)
+/// gets HTTP 401.
+#[derive(Clone)]
+pub struct McpSessions {
+    pub(super) front: Arc<Front>,
+    /// Ends the idle-session task when the last clone goes (an endpoint
+    /// to mount); `serve_http` ends it with its shutdown token instead.
+    pub(super) _stop: Option<Arc<tokio_util::sync::DropGuard>>,
+}
+
+impl std::fmt::Debug for McpSessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpSessions")
+            .field("live", &self.front.sessions.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl tower_service::Service<Request<JsonRpcBody>> for McpSessions {
+    type Response = Response<Body>;
+    type Error = Infallible;
+    type Future = ResponseFuture;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: Request<JsonRpcBody>) -> ResponseFuture {
+        let front = Arc::clone(&self.front);
+        Box::pin(async move { Ok(front.handle(req).await) })
+    }
+}
+
+/// The sessions and counts behind one HTTP endpoint's checks.
 pub(super) struct Front {
     pub(super) service: StreamableHttpService<McpServer, NeverSessionManager>,
     /// What new sessions' connections are made from.
     pub(super) server: McpServer,
     pub(super) sessions: Arc<Sessions>,
     pub(super) limits: HttpLimits,
-    pub(super) auth: HttpAuth,
-    pub(super) hosts: HostCheck,
-    pub(super) quotas: Quotas,
-    /// The browser origins answered.
-    pub(super) origins: OriginCheck,
-    /// The address listened on, when known (a page there is on this
-    /// machine).
-    pub(super) local: Option<SocketAddr>,
     /// When ended sessions' memory goes back to the system.
     pub(super) trimmer: Trimmer,
     /// Ends open `GET` streams when the server stops.
@@ -66,28 +92,9 @@ pub(super) struct Front {
 }
 
 impl Front {
-    pub(super) async fn handle<B>(&self, mut req: Request<B>) -> Response<Body>
-    where
-        B: HttpBody<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError> + std::fmt::Display,
-    {
-        if let Err(refusal) = self.check_host(&req) {
-            return forbidden(&refusal);
-        }
-        if let Some(origin) = req.headers().get(hyper::header::ORIGIN) {
-            let origin = String::from_utf8_lossy(origin.as_bytes());
-            if !self.origins.allows(&origin, self.local) {
-                return forbidden_origin(&origin);
-            }
-        }
-        let key = match self.auth.check(req.headers()) {
-            // rmcp hands the request's parts, extensions included, to the
-            // handler, which reads the scope from there.
-            Ok((key, scope)) => {
-                req.extensions_mut().insert(scope);
-                key
-            }
-            Err(refusal) => return unauthorized(refusal),
+    async fn handle(&self, req: Request<JsonRpcBody>) -> Response<Body> {
+        let Some(&Authorized { key }) = req.extensions().get::<Authorized>() else {
+            return no_key_layer();
         };
         let session = req
             .headers()
@@ -105,53 +112,41 @@ impl Front {
                 "DELETE ends a session: send its Mcp-Session-Id header",
             ),
             // rmcp answers the rest (405 with the methods it takes).
-            _ => self.service.handle(req).await,
+            _ => {
+                self.service
+                    .handle(req.map(|body| Full::new(body.into_bytes())))
+                    .await
+            }
         }
     }
 
-    async fn post<B>(&self, req: Request<B>, key: usize, session: Option<String>) -> Response<Body>
-    where
-        B: HttpBody<Data = Bytes> + Send + 'static,
-        B::Error: Into<BoxError>,
-    {
+    async fn post(
+        &self,
+        req: Request<JsonRpcBody>,
+        key: usize,
+        session: Option<String>,
+    ) -> Response<Body> {
         let (parts, body) = req.into_parts();
-        let bytes = match Limited::new(body, self.limits.max_body_bytes)
-            .collect()
-            .await
-        {
-            Ok(collected) => collected.to_bytes(),
-            Err(_) => {
-                return plain(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    format!(
-                        "the request body is larger than {} bytes",
-                        self.limits.max_body_bytes
-                    ),
-                );
-            }
-        };
-        let asked = inspect(&bytes);
+        let (bytes, asked) = body.into_parts();
         let request = Request::from_parts(parts, Full::new(bytes));
         if let Some(id) = session {
             return match self.sessions.get(&id, key, asked.uses_session) {
-                Lookup::Found(connection) => self.run(request, key, asked, Some(connection)).await,
+                Lookup::Found(connection) => self.run(request, Some(connection)).await,
                 Lookup::Unknown => no_session(),
                 Lookup::Foreign => foreign_session(),
             };
         }
         if !asked.opens_session || self.limits.stateless {
-            return self.run(request, key, asked, None).await;
+            return self.run(request, None).await;
         }
         if let Err(max) = self.sessions.may_open(key) {
-            return self.over_quota(OverQuota::Sessions(max), asked.id);
+            return over_quota(OverQuota::Sessions(max), asked.id, self.retry_secs());
         }
         if !self.make_room() {
             return self.full(asked.id);
         }
         let connection = self.server.for_new_connection();
-        let mut response = self
-            .run(request, key, asked, Some(connection.clone()))
-            .await;
+        let mut response = self.run(request, Some(connection.clone())).await;
         if response.status() == StatusCode::OK {
             let id = self.sessions.open(key, connection);
             if let Ok(value) = HeaderValue::from_str(&id) {
@@ -162,41 +157,19 @@ impl Front {
     }
 
     /// Runs a request through rmcp, as `connection` when it belongs to a
-    /// session, counting its tool calls against the key's quota.
+    /// session.
     async fn run(
         &self,
         request: Request<Full<Bytes>>,
-        key: usize,
-        asked: Inspected,
         connection: Option<McpServer>,
     ) -> Response<Body> {
-        let permit = if asked.calls == 0 {
-            None
-        } else {
-            match self.quotas.calls(key, asked.calls) {
-                Ok(permit) => Some(permit),
-                Err(over) => return self.over_quota(over, asked.id),
-            }
-        };
-        let response = match connection {
+        match connection {
             Some(connection) => {
                 CONNECTION
                     .scope(connection, self.service.handle(request))
                     .await
             }
             None => self.service.handle(request).await,
-        };
-        match permit {
-            None => response,
-            // Counted until the answer has been sent (an SSE stream ends
-            // with the call's result) or the client went away.
-            Some(permit) => response.map(|body| {
-                body.map_frame(move |frame| {
-                    let _held = &permit;
-                    frame
-                })
-                .boxed()
-            }),
         }
     }
 
@@ -261,22 +234,6 @@ impl Front {
         }
     }
 
-    fn check_host<B>(&self, req: &Request<B>) -> Result<(), HostRefusal> {
-        let host = req
-            .headers()
-            .get(hyper::header::HOST)
-            .map(|v| {
-                v.to_str().map_err(|_| {
-                    HostRefusal::Malformed(String::from_utf8_lossy(v.as_bytes()).into_owned())
-                })
-            })
-            .transpose()?
-            .map(str::to_owned)
-            .or_else(|| req.uri().authority().map(|a| a.as_str().to_owned()));
-        // No host at all: rmcp answers 400 for it.
-        host.map_or(Ok(()), |host| self.hosts.allows(&host))
-    }
-
     /// Room for one more session: below the cap, or after ending the
     /// idle sessions, or the least recently used ones that never made a
     /// request after `initialize`.
@@ -322,20 +279,20 @@ impl Front {
             secs,
         )
     }
+}
 
-    fn over_quota(&self, over: OverQuota, id: Value) -> Response<Body> {
-        let secs = self.retry_secs();
-        let (message, quota, max) = over.message(secs);
-        let mut data = serde_json::Map::new();
-        data.insert(quota.to_owned(), json!(max));
-        rpc_refusal(
-            StatusCode::TOO_MANY_REQUESTS,
-            id,
-            &message,
-            Value::Object(data),
-            secs,
-        )
-    }
+/// HTTP 429 for a key over one of its quotas, as a JSON-RPC error.
+pub(super) fn over_quota(over: OverQuota, id: Value, retry_secs: u64) -> Response<Body> {
+    let (message, quota, max) = over.message(retry_secs);
+    let mut data = serde_json::Map::new();
+    data.insert(quota.to_owned(), json!(max));
+    rpc_refusal(
+        StatusCode::TOO_MANY_REQUESTS,
+        id,
+        &message,
+        Value::Object(data),
+        retry_secs,
+    )
 }
 
 /// A JSON-RPC error answer with an HTTP status and a `Retry-After`.
@@ -355,45 +312,6 @@ fn rpc_refusal(
     response
         .headers_mut()
         .insert(hyper::header::RETRY_AFTER, retry_secs.into());
-    response
-}
-
-/// HTTP 403 naming the refused `Host` and how to allow it.
-fn forbidden(refusal: &HostRefusal) -> Response<Body> {
-    let (status, error) = match refusal {
-        HostRefusal::NotAllowed(_) => (StatusCode::FORBIDDEN, "host_not_allowed"),
-        HostRefusal::Malformed(_) => (StatusCode::BAD_REQUEST, "bad_host"),
-    };
-    error_body(status, error, &refusal.message())
-}
-
-fn forbidden_origin(origin: &str) -> Response<Body> {
-    error_body(
-        StatusCode::FORBIDDEN,
-        "origin_not_allowed",
-        &format!(
-            "this MCP server does not answer pages from the origin {origin:?}: a page elsewhere must not make a visitor's browser call it. Add the origin to the server's allowed origins (HttpLimits::allowed_origins), or its host to the allowed hosts"
-        ),
-    )
-}
-
-/// HTTP 401 with the `WWW-Authenticate` challenge of RFC 6750.
-fn unauthorized(refusal: Refusal) -> Response<Body> {
-    let (challenge, message) = match refusal {
-        Refusal::Missing => (
-            r#"Bearer realm="optimclaw""#,
-            "this MCP server needs an access key: send `Authorization: Bearer TOKEN`",
-        ),
-        Refusal::Invalid => (
-            r#"Bearer realm="optimclaw", error="invalid_token""#,
-            "the access key is not valid for this MCP server",
-        ),
-    };
-    let mut response = error_body(StatusCode::UNAUTHORIZED, "unauthorized", message);
-    response.headers_mut().insert(
-        hyper::header::WWW_AUTHENTICATE,
-        hyper::header::HeaderValue::from_static(challenge),
-    );
     response
 }
 
@@ -417,7 +335,7 @@ fn foreign_session() -> Response<Body> {
     )
 }
 
-fn error_body(status: StatusCode, error: &str, message: &str) -> Response<Body> {
+pub(super) fn error_body(status: StatusCode, error: &str, message: &str) -> Response<Body> {
     json_response(status, &json!({"error": error, "message": message}))
 }
 
@@ -431,7 +349,7 @@ fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
     response
 }
 
-fn plain(status: StatusCode, text: String) -> Response<Body> {
+pub(super) fn plain(status: StatusCode, text: String) -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
     *response.status_mut() = status;
     response

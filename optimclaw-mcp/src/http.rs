@@ -1,7 +1,9 @@
 //! Serving MCP over streamable HTTP: [`McpServer::serve_http`] and its
 //! accept loop (`TCP_NODELAY` on every connection), with the stateless mode
-//! that lets replicas sit behind an ordinary load balancer. What each
-//! request passes on its way in is [`Front`]'s.
+//! that lets replicas sit behind an ordinary load balancer; the endpoint
+//! to mount in an app of your own ([`McpServer::http_service`]), and its
+//! parts ([`McpServer::http_endpoint`]): the checks of
+//! [`layers`](super::layers) in front of the sessions service.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -13,11 +15,13 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use super::auth::HttpAuth;
-use super::front::Front;
-use super::hosts::{HostCheck, OriginCheck};
+use super::front::{Front, McpSessions};
+use super::layers::{
+    BodyLimit, BodyLimitLayer, CallQuota, CallQuotaLayer, HostOriginGuard, HostOriginLayer,
+    KeyCheck, KeyLayer, ResponseFuture,
+};
 use super::limits::HttpLimits;
 use super::memory::Trimmer;
-use super::quota::Quotas;
 use super::server::McpServer;
 use super::sessions::{self, Sessions};
 
@@ -51,15 +55,16 @@ impl McpServer {
         limits: HttpLimits,
     ) -> std::io::Result<()> {
         let local = listener.local_addr()?;
-        let front = self.front(&shutdown, auth, limits, Some(local))?;
-        serve_connections(listener, shutdown, front).await
+        let endpoint = self.endpoint(&shutdown, auth, limits, Some(local), None)?;
+        serve_connections(listener, shutdown, endpoint.into_service()).await
     }
 
     /// The endpoint as a tower service, to mount in an HTTP app of your
     /// own (axum's `Router::route_service("/mcp", …)`, or any tower
     /// stack): the same checks as [`serve_http_with`](Self::serve_http_with)
-    /// — `Host`, `Origin`, the key, sessions and quotas, the body size —
-    /// in front of the same MCP service. Call it inside a Tokio runtime
+    /// — `Host` and `Origin`, the key, the body size, the call quota, as
+    /// the layers of [`http_endpoint`](Self::http_endpoint) — in front of
+    /// the same sessions service. Call it inside a Tokio runtime
     /// (it starts the task that ends idle sessions, which stops when the
     /// last clone of the service is dropped). An `auth` without keys, or
     /// an invalid [`HttpLimits::allowed_hosts`] entry, is an error.
@@ -81,48 +86,90 @@ impl McpServer {
         auth: HttpAuth,
         limits: HttpLimits,
     ) -> std::io::Result<McpHttpService> {
+        Ok(self.http_endpoint(auth, limits)?.into_service())
+    }
+
+    /// The endpoint in parts, to stack with tower layers of your own
+    /// (tracing, CORS, rate limits) between the checks: each check as a
+    /// [`Layer`](tower_layer::Layer), made from `auth` and `limits`, and
+    /// the sessions service they guard. Outermost first:
+    /// [`HostOriginLayer`], [`KeyLayer`], [`BodyLimitLayer`],
+    /// [`CallQuotaLayer`], then [`McpSessions`].
+    /// [`McpHttpEndpoint::into_service`] stacks them as they come (that is
+    /// [`http_service`](Self::http_service)). The sessions service and the
+    /// quota refuse requests that did not pass the key layer, so a stack
+    /// without it answers nothing. Call it inside a Tokio runtime (the
+    /// task that ends idle sessions stops when the last clone of the
+    /// sessions service is dropped); errors as `http_service`.
+    ///
+    /// ```no_run
+    /// use optimclaw::{Registry, ToolContext};
+    /// use optimclaw_mcp::{HttpAuth, HttpLimits, McpServer};
+    /// use tower_layer::Layer;
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let server = McpServer::new(Registry::from_linked()?, ToolContext::new());
+    /// let auth = HttpAuth::from_env().ok_or("set OPTIMCLAW_MCP_TOKEN")??;
+    /// let parts = server.http_endpoint(auth, HttpLimits::default())?;
+    /// // Your own layers go between these, e.g. a trace layer after the key.
+    /// let service = parts.host_origin.layer(
+    ///     parts.key.layer(parts.body.layer(parts.quota.layer(parts.sessions))),
+    /// );
+    /// # let _ = service;
+    /// # Ok(()) }
+    /// ```
+    pub fn http_endpoint(
+        self,
+        auth: HttpAuth,
+        limits: HttpLimits,
+    ) -> std::io::Result<McpHttpEndpoint> {
         let stop = CancellationToken::new();
-        let front = self.front(&stop, auth, limits, None)?;
-        Ok(McpHttpService {
-            front,
-            _stop: Arc::new(stop.drop_guard()),
+        let endpoint = self.endpoint(&stop, auth, limits, None, None)?;
+        let guard = Some(Arc::new(stop.drop_guard()));
+        Ok(McpHttpEndpoint {
+            sessions: McpSessions {
+                _stop: guard,
+                ..endpoint.sessions
+            },
+            ..endpoint
         })
     }
 
-    /// What stands before the MCP service, and the task that ends idle
+    /// The checks and the sessions service, and the task that ends idle
     /// sessions until `shutdown`.
-    fn front(
+    fn endpoint(
         self,
         shutdown: &CancellationToken,
         auth: HttpAuth,
         limits: HttpLimits,
         local: Option<std::net::SocketAddr>,
-    ) -> std::io::Result<Arc<Front>> {
-        if auth.is_empty() {
-            let place = local.map_or_else(|| "an endpoint".to_owned(), |l| l.to_string());
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                format!(
-                    "refusing to serve MCP over HTTP on {place} without an access key: anyone who reaches the address could call every tool; add one with HttpAuth::key (or HttpAuth::token)"
-                ),
-            ));
+        stop: Option<Arc<tokio_util::sync::DropGuard>>,
+    ) -> std::io::Result<McpHttpEndpoint> {
+        let key = KeyLayer::new(auth.clone()).map_err(|e| match local {
+            Some(place) => std::io::Error::new(e.kind(), format!("{place}: {e}")),
+            None => e,
+        })?;
+        let mut host_origin = HostOriginLayer::new(&limits)?;
+        if let Some(local) = local {
+            host_origin = host_origin.with_local_addr(local);
         }
-        let hosts = HostCheck::new(&limits.allowed_hosts)
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
+        let body = BodyLimitLayer::new(limits.max_body_bytes);
+        let quota = CallQuotaLayer::new(auth.len(), &limits);
         if limits.stateless {
             self.mark_stateless();
         }
         let mut config = StreamableHttpServerConfig::default();
         config.cancellation_token = shutdown.child_token();
-        // The `Host` check is ours (Front): it answers addresses and the
-        // names it is given, which rmcp's loopback-only list cannot.
+        // The `Host` check is ours (HostOriginLayer): it answers addresses
+        // and the names it is given, which rmcp's loopback-only list
+        // cannot.
         config.allowed_hosts.clear();
-        // So is the `Origin` check (Front): on by default, where rmcp's
-        // checks only when origins are listed.
+        // So is the `Origin` check: on by default, where rmcp's checks
+        // only when origins are listed.
         config.allowed_origins.clear();
         config.max_request_body_bytes = limits.max_body_bytes;
-        // Sessions are ours (Front, Sessions): rmcp serves every request
-        // on its own, as the session's connection when it has one.
+        // Sessions are ours (McpSessions): rmcp serves every request on
+        // its own, as the session's connection when it has one.
         config.legacy_session_mode = false;
         config.json_response = limits.stateless;
         let template = self.clone();
@@ -133,18 +180,13 @@ impl McpServer {
         );
         let front = Arc::new(Front {
             service,
-            server: self.clone(),
+            server: self,
             sessions: Arc::new(Sessions::new(
                 auth.len(),
                 limits.max_sessions_per_key,
                 limits.session_idle,
             )),
-            quotas: Quotas::new(auth.len(), limits.max_calls_per_key),
-            origins: OriginCheck::new(hosts.clone(), &limits.allowed_origins),
             limits,
-            auth,
-            hosts,
-            local,
             trimmer: Trimmer::default(),
             shutdown: shutdown.clone(),
         });
@@ -159,7 +201,47 @@ impl McpServer {
                 }
             }
         });
-        Ok(front)
+        Ok(McpHttpEndpoint {
+            host_origin,
+            key,
+            body,
+            quota,
+            sessions: McpSessions { front, _stop: stop },
+        })
+    }
+}
+
+/// The MCP endpoint in parts, made by [`McpServer::http_endpoint`]: its
+/// checks as tower layers, outermost first, and the sessions service
+/// they guard.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct McpHttpEndpoint {
+    /// `Host` and `Origin` (HTTP 403).
+    pub host_origin: HostOriginLayer,
+    /// The access key (HTTP 401); sets the key and its tool scope.
+    pub key: KeyLayer,
+    /// The request size (HTTP 413); reads the body.
+    pub body: BodyLimitLayer,
+    /// Each key's tool calls in flight (HTTP 429).
+    pub quota: CallQuotaLayer,
+    /// The sessions, and rmcp's MCP service behind them.
+    pub sessions: McpSessions,
+}
+
+/// The whole stack of [`McpHttpService`].
+type Stack = HostOriginGuard<KeyCheck<BodyLimit<CallQuota<McpSessions>>>>;
+
+impl McpHttpEndpoint {
+    /// Every layer in its place: the service
+    /// [`McpServer::http_service`] returns.
+    pub fn into_service(self) -> McpHttpService {
+        use tower_layer::Layer as _;
+        let stack = self.host_origin.layer(
+            self.key
+                .layer(self.body.layer(self.quota.layer(self.sessions))),
+        );
+        McpHttpService { stack }
     }
 }
 
@@ -168,9 +250,7 @@ impl McpServer {
 /// Cheap to clone; every clone serves the same sessions.
 #[derive(Clone)]
 pub struct McpHttpService {
-    front: Arc<Front>,
-    /// Ends the idle-session task when the last clone goes.
-    _stop: Arc<tokio_util::sync::DropGuard>,
+    stack: Stack,
 }
 
 impl std::fmt::Debug for McpHttpService {
@@ -182,24 +262,21 @@ impl std::fmt::Debug for McpHttpService {
 impl<B> tower_service::Service<hyper::Request<B>> for McpHttpService
 where
     B: hyper::body::Body<Data = bytes::Bytes> + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>> + std::fmt::Display,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     type Response = hyper::Response<HttpBody>;
     type Error = Infallible;
-    type Future = std::pin::Pin<
-        Box<dyn std::future::Future<Output = Result<Self::Response, Infallible>> + Send>,
-    >;
+    type Future = ResponseFuture;
 
     fn poll_ready(
         &mut self,
-        _cx: &mut std::task::Context<'_>,
+        cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Result<(), Infallible>> {
-        std::task::Poll::Ready(Ok(()))
+        tower_service::Service::<hyper::Request<B>>::poll_ready(&mut self.stack, cx)
     }
 
     fn call(&mut self, req: hyper::Request<B>) -> Self::Future {
-        let front = Arc::clone(&self.front);
-        Box::pin(async move { Ok(front.handle(req).await) })
+        self.stack.call(req)
     }
 }
 
@@ -215,11 +292,11 @@ async fn accept(listener: &TcpListener) -> std::io::Result<TcpStream> {
     Ok(stream)
 }
 
-/// The accept loop: each connection is served (HTTP/1.1) by `front`.
+/// The accept loop: each connection is served (HTTP/1.1) by `service`.
 async fn serve_connections(
     listener: TcpListener,
     shutdown: CancellationToken,
-    front: Arc<Front>,
+    service: McpHttpService,
 ) -> std::io::Result<()> {
     loop {
         let stream = tokio::select! {
@@ -232,13 +309,9 @@ async fn serve_connections(
             },
             () = shutdown.cancelled() => return Ok(()),
         };
-        let front = Arc::clone(&front);
+        let svc = hyper_util::service::TowerToHyperService::new(service.clone());
         let stop = shutdown.clone();
         tokio::spawn(async move {
-            let svc = hyper::service::service_fn(move |req| {
-                let front = Arc::clone(&front);
-                async move { Ok::<_, Infallible>(front.handle(req).await) }
-            });
             let builder =
                 hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
             let conn = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), svc);

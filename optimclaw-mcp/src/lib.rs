@@ -16,6 +16,7 @@ mod front;
 mod hosts;
 mod http;
 mod inspect;
+pub mod layers;
 mod limits;
 mod memory;
 mod quota;
@@ -26,7 +27,8 @@ mod sessions;
 
 pub use auth::{AuthError, HttpAuth, MIN_TOKEN_CHARS, TOKEN_ENV};
 pub use client::{McpClient, McpClientOptions};
-pub use http::{HttpBody, McpHttpService};
+pub use front::McpSessions;
+pub use http::{HttpBody, McpHttpEndpoint, McpHttpService};
 pub use limits::HttpLimits;
 pub use server::McpServer;
 pub use servers::{ServerConfig, ServersFile, ServersFileError, load_servers_file};

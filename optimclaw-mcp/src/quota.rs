@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 /// Per-key tool calls running. Keys are the index of the access key in
 /// [`HttpAuth`](super::HttpAuth).
+#[derive(Clone)]
 pub(super) struct Quotas {
     max_calls_per_key: usize,
     calls: Arc<Mutex<Vec<usize>>>,

@@ -342,6 +342,14 @@ pub struct CallOutput {
     pub rich: Option<ToolOutput>,
 }
 
+impl CallOutput {
+    /// A call's output from its JSON value and its blocks, as a caller
+    /// that runs tools some other way (an MCP client, a test) has them.
+    pub fn new(value: Value, rich: Option<ToolOutput>) -> Self {
+        Self { value, rich }
+    }
+}
+
 /// Runs `call` with a context whose output slot it then reads.
 pub(crate) async fn capture<F, Fut>(ctx: &ToolContext, call: F) -> Result<CallOutput, ToolError>
 where

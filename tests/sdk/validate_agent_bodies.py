@@ -4,7 +4,9 @@ was tested with, against the providers' own SDK types.
 
 Usage: validate_agent_bodies.py DIR
 DIR holds `openai/` and `anthropic/` folders of `*-request.json` and
-`*-response.json` files (written by tests/tests/agent.rs). A body passes when
+`*-response.json` files (written by tests/tests/agent.rs), and a `gemini/`
+folder of `*-part.json` tool results (functionResponse parts, written by
+tests/tests/rich.rs). A body passes when
 the SDK type accepts it and keeps every key: pydantic drops keys a typed
 dict does not declare, so a key lost in validation is a key the SDK does
 not know.
@@ -17,6 +19,7 @@ from pydantic import TypeAdapter
 
 from anthropic.types import Message
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+from google.genai import types as genai_types
 from openai.types.chat import ChatCompletion
 from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
@@ -83,6 +86,23 @@ def main(root):
                 sys.exit(f"{path.name}: keys the {fmt} SDK does not know: {lost}")
             total += 1
         print(f"{fmt} {kind}s: {len(files)} valid")
+    # google-genai reads bytes as base64 only from JSON text, and names
+    # fields in camelCase only when dumped by alias.
+    files = sorted((root / "gemini").glob("*-part.json"))
+    if not files:
+        sys.exit(f"no gemini parts in {root / 'gemini'}: run `cargo test -p optimclaw-tests --test rich` first")
+    for path in files:
+        text = path.read_text()
+        try:
+            part = genai_types.Part.model_validate_json(text)
+        except Exception as e:
+            sys.exit(f"{path.name}: the google-genai SDK rejects the part: {e}")
+        validated = json.loads(part.model_dump_json(by_alias=True, exclude_unset=True))
+        lost = lost_keys(json.loads(text), validated)
+        if lost:
+            sys.exit(f"{path.name}: keys the google-genai SDK does not know: {lost}")
+        total += 1
+    print(f"gemini parts: {len(files)} valid")
     print(f"agent bodies: {total} valid")
 
 

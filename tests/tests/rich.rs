@@ -213,3 +213,89 @@ async fn progress_and_log_lines_go_to_the_reporter_through_the_filter() {
         .unwrap();
     assert_eq!(value, json!("done"));
 }
+
+/// Returns a scan as a PDF, with a GIF preview Gemini does not take.
+#[tool]
+fn rich_scan() -> ToolOutput {
+    ToolOutput::text("the scan")
+        .with_content(Content::resource_blob(
+            "file:///scan.pdf",
+            "application/pdf",
+            b"%PDF-1.7 scan",
+        ))
+        .with_content(Content::image([7u8; 12], "image/gif"))
+}
+
+/// Gemini `functionResponse` parts built from real calls (an image, a
+/// PDF with a GIF left out, a structured value, an error), written to
+/// `target/agent-bodies/gemini/` for the google-genai SDK to validate
+/// (`tests/sdk/validate_agent_bodies.py`).
+#[tokio::test]
+async fn gemini_function_responses_carry_media_parts() {
+    use optimclaw::provider::gemini_function_response;
+    let registry = registry();
+    let call = |name: &'static str, args: serde_json::Value| {
+        let registry = registry.clone();
+        async move {
+            registry
+                .call_output(name, args, &ToolContext::new(), CallOptions::default())
+                .await
+        }
+    };
+    let chart = call("rich_chart", json!({})).await.unwrap();
+    let scan = call("rich_scan", json!({})).await.unwrap();
+    let page = call("rich_page", json!({"fail": false})).await.unwrap();
+    let failed = call("rich_page", json!({"fail": true})).await.unwrap_err();
+    let parts = [
+        (
+            "chart",
+            gemini_function_response("rich_chart", Some("c1"), Ok(&chart)),
+        ),
+        (
+            "scan",
+            gemini_function_response("rich_scan", Some("c2"), Ok(&scan)),
+        ),
+        (
+            "page",
+            gemini_function_response("rich_page", None, Ok(&page)),
+        ),
+        (
+            "error",
+            gemini_function_response("rich_page", Some("c3"), Err(&failed.to_string())),
+        ),
+    ];
+    let chart_part = &parts[0].1["functionResponse"];
+    assert_eq!(
+        chart_part["parts"][0]["inlineData"]["mimeType"],
+        "image/png"
+    );
+    assert_eq!(
+        chart_part["response"]["output"],
+        "one red pixel\n[image image/png, 30 B]"
+    );
+    let scan_part = &parts[1].1["functionResponse"];
+    assert_eq!(
+        scan_part["parts"],
+        json!([{"inlineData": {"mimeType": "application/pdf", "data": "JVBERi0xLjcgc2Nhbg=="}}])
+    );
+    assert_eq!(
+        scan_part["response"]["left_out"],
+        json!(["an image of type image/gif, which this API is not sent"])
+    );
+    assert_eq!(
+        parts[2].1["functionResponse"]["response"]["output"],
+        json!({"pages": 1})
+    );
+    assert!(parts[2].1["functionResponse"].get("parts").is_none());
+    let error = parts[3].1["functionResponse"]["response"]["error"]
+        .as_str()
+        .unwrap();
+    assert!(error.contains("no such page"), "{error}");
+
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/agent-bodies/gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, part) in &parts {
+        std::fs::write(dir.join(format!("{name}-part.json")), part.to_string()).unwrap();
+    }
+}

@@ -17,6 +17,10 @@
 //! - [`Dialect::Text`]: a readable rendering for models without native
 //!   tool calling, with [`parse_text_call`] for their replies.
 //!
+//! A tool's *result* goes back in each API's shape too: [`ResultMedia`]
+//! picks the images (and for Gemini, PDFs) an API takes with a result,
+//! and [`gemini_function_response`] builds Gemini's whole part.
+//!
 //! Every dialect but MCP gets local `$ref`s resolved first
 //! ([`crate::schema::resolve_refs`]). What each provider's API accepts is
 //! written down in [`rules`]; a tool that breaks a rule is sent looser or
@@ -35,6 +39,7 @@ mod gemini;
 mod mcp;
 mod native;
 mod openai;
+mod results;
 pub mod rules;
 mod strict;
 mod text;
@@ -54,6 +59,7 @@ pub use anthropic::tool_references;
 pub use describe::{Degraded, Described, Outcome, describe_tool, tool_spec, tool_spec_with};
 pub use gemini::gemini_schema;
 pub use native::tool_search_output;
+pub use results::{MAX_MEDIA_BLOCKS, MAX_MEDIA_BYTES, ResultMedia, gemini_function_response};
 pub use strict::{check_strict, strict_schema};
 pub use text::{
     MAX_CALL_PROSE, TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, WrittenCall, parse_text_call,
