@@ -123,6 +123,10 @@ pub struct AgentOptions {
     /// [`CallOptions::lenient`](optimclaw::CallOptions::lenient). Never
     /// changes a string value, so paths and names stay exact. Default on.
     pub lenient_arguments: bool,
+    /// Read a reply only up to its first complete tool call
+    /// ([`FirstCall`]; default [`FirstCall::Auto`]: on for servers on this
+    /// machine or a private network).
+    pub first_call: FirstCall,
 }
 
 /// How tool calls travel between the agent and the model.
@@ -144,6 +148,38 @@ pub enum ToolCalls {
     /// are read from the reply's text and results go back as a user
     /// message. For servers without native tool calling.
     Text,
+}
+
+/// Whether a reply is read only up to its first complete tool call.
+///
+/// Given a tool's result, a small model often writes the call again, or a
+/// call of a tool it made up, over and over until its output cap: minutes
+/// of generation on a CPU, and on a server that parses calls against
+/// `tools` (llama.cpp, vLLM) an output the server then refuses whole. When
+/// on, the reply is streamed and reading stops once it holds one complete
+/// call, native (`tool_calls` whose arguments are a whole JSON object) or
+/// written as text, and the model writes on; closing the stream ends the
+/// generation. The calls complete by then are kept, the rest dropped, so
+/// a model makes one call at a time. A server reports a reply's usage at
+/// its end, so a reply cut short has none, unless the server sends it on
+/// the way: llama.cpp does with `timings_per_token`
+/// (`ModelConfig::with_extra_field("timings_per_token", true.into())`),
+/// and its per-chunk `timings` are then read as the reply's usage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FirstCall {
+    /// On for OpenAI-compatible servers on this machine or a private
+    /// network (`localhost`, loopback, private and link-local addresses;
+    /// [`ModelConfig::is_local`](crate::ModelConfig::is_local)), where
+    /// small models run, unless marked as the provider's own API
+    /// ([`ModelConfig::first_party`](crate::ModelConfig::first_party));
+    /// off elsewhere, where parallel calls of larger models are kept.
+    #[default]
+    Auto,
+    /// On for every OpenAI-compatible endpoint.
+    Always,
+    /// Off: every reply is read whole.
+    Never,
 }
 
 /// Whether attached and loaded tools go in the request's `tools` array.
@@ -196,6 +232,7 @@ impl Default for AgentOptions {
             list_loaded: ListLoaded::Auto,
             stop_when_stuck: true,
             lenient_arguments: true,
+            first_call: FirstCall::Auto,
         }
     }
 }
@@ -205,6 +242,13 @@ impl AgentOptions {
     #[must_use]
     pub fn with_tool_calls(mut self, calls: ToolCalls) -> Self {
         self.tool_calls = calls;
+        self
+    }
+
+    /// Sets [`first_call`](Self::first_call).
+    #[must_use]
+    pub fn with_first_call(mut self, first_call: FirstCall) -> Self {
+        self.first_call = first_call;
         self
     }
 

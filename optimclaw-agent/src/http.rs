@@ -27,6 +27,7 @@ impl Agent {
         // the same request gets the same answer.
         let mut server_errors = 0;
         let mut without_tools = false;
+        let first_call = self.stops_at_first_call();
         loop {
             attempt += 1;
             let body = &body_text;
@@ -58,13 +59,23 @@ impl Agent {
                         .get(reqwest::header::CONTENT_TYPE)
                         .and_then(|v| v.to_str().ok())
                         .is_some_and(|v| v.starts_with("text/event-stream"));
-                    if self.options.stream && streamed && (200..300).contains(&status) {
+                    if (self.options.stream || first_call)
+                        && streamed
+                        && (200..300).contains(&status)
+                    {
+                        let show = self.options.stream;
+                        let cut = |text: &str| self.cut_after_first_call(text);
                         let read = super::stream::read(
                             response,
                             self.model.format,
                             self.options.stream_idle_timeout,
                             MAX_REPLY_BYTES,
-                            |text| on_event(AgentEvent::TextDelta(text)),
+                            first_call.then_some(&cut as &super::stream::TextCut<'_>),
+                            |text| {
+                                if show {
+                                    on_event(AgentEvent::TextDelta(text));
+                                }
+                            },
                         )
                         .await;
                         let failure = match read {
@@ -74,6 +85,20 @@ impl Agent {
                             },
                             Err(super::stream::StreamError::Retry(message)) => {
                                 Failure::retry(message, None)
+                            }
+                            Err(super::stream::StreamError::Fatal(message))
+                                if refused_tool_call(message.as_bytes()) && !without_tools =>
+                            {
+                                // The parser refused the output mid-stream
+                                // (no complete call came before): as below.
+                                without_tools = true;
+                                body_text = super::local::tools_in_system(request).to_string();
+                                on_event(AgentEvent::Retry {
+                                    attempt,
+                                    wait: Duration::ZERO,
+                                    reason: REFUSED_REASON,
+                                });
+                                continue;
                             }
                             Err(super::stream::StreamError::Fatal(message)) => {
                                 return Err(AgentError::Rejected { status, message });
@@ -112,7 +137,7 @@ impl Agent {
                                     on_event(AgentEvent::Retry {
                                         attempt,
                                         wait: Duration::ZERO,
-                                        reason: "the server refused the model's output (its tool-call parser); asking again with the tools in the system prompt",
+                                        reason: REFUSED_REASON,
                                     });
                                     continue;
                                 }
@@ -266,6 +291,9 @@ impl Failure {
         }
     }
 }
+
+/// What the loop says when it asks again after a parser's refusal.
+const REFUSED_REASON: &str = "the server refused the model's output (its tool-call parser); asking again with the tools in the system prompt";
 
 /// Whether a 500 says the model's output was refused by the server's tool
 /// call parser (llama.cpp: "does not match the expected … format").

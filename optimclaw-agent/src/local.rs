@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 
-use super::{Agent, ListLoaded, ModelReply, ToolCalls, textcall};
+use super::{Agent, FirstCall, ListLoaded, ModelReply, ToolCalls, WireFormat, textcall};
+use optimclaw::provider::read_text_calls;
 use optimclaw::{CALL_TOOL, LoadStrategy};
 
 impl Agent {
@@ -62,14 +63,90 @@ impl Agent {
     /// Reads calls the model wrote as text (see [`ToolCalls`]): the
     /// reply's text becomes the calls.
     pub(super) fn read_text_calls(&self, reply: &mut ModelReply, calls_so_far: usize) {
-        let registry = self.session.registry();
-        let bridge = self.session.lazy_config().strategy == LoadStrategy::Bridge;
-        let is_tool = |name: &str| registry.get(name).is_some() || (bridge && name == CALL_TOOL);
-        if let Some(calls) = textcall::read(&reply.text, is_tool, calls_so_far) {
+        if let Some(calls) = textcall::read(&reply.text, |n| self.names_a_tool(n), calls_so_far) {
             reply.text.clear();
             reply.calls = calls;
         }
     }
+
+    /// Whether a call written as text names a tool: one of the registry,
+    /// or `call_tool` under the bridge.
+    fn names_a_tool(&self, name: &str) -> bool {
+        let bridge = self.session.lazy_config().strategy == LoadStrategy::Bridge;
+        self.session.registry().get(name).is_some() || (bridge && name == CALL_TOOL)
+    }
+
+    /// Whether replies are read only up to their first complete call
+    /// ([`FirstCall`]): OpenAI-compatible endpoints, on this machine or a
+    /// private network and not marked as the provider's own API, unless
+    /// the options say otherwise.
+    pub(super) fn stops_at_first_call(&self) -> bool {
+        if self.model.format != WireFormat::OpenAiChat {
+            return false;
+        }
+        match self.options.first_call {
+            FirstCall::Always => true,
+            FirstCall::Never => false,
+            _ => self.model.is_local() && !self.model.is_first_party(),
+        }
+    }
+
+    /// The reply's text cut after the first call written in it, once the
+    /// model has begun another object after it (see [`cut_after_first_call`]).
+    pub(super) fn cut_after_first_call(&self, text: &str) -> Option<String> {
+        cut_after_first_call(text, |name| self.names_a_tool(name))
+    }
+}
+
+/// `text` up to the end of its first top-level JSON object, once a second
+/// one has begun after it, when that much reads as calls (a fence left
+/// open is closed): where a small model that wrote its call goes on to
+/// write it again, or another it made up. `None` while the text holds no
+/// such call, or is prose.
+pub(super) fn cut_after_first_call(text: &str, is_tool: impl Fn(&str) -> bool) -> Option<String> {
+    let end = first_object_end_before_another(text)?;
+    let mut cut = text[..end].to_owned();
+    if cut.matches("```").count() % 2 == 1 {
+        cut.push_str("\n```");
+    }
+    read_text_calls(&cut, is_tool)?;
+    Some(cut)
+}
+
+/// Where the first top-level `{…}` of `text` ends, once another `{` has
+/// opened at the top level after it. Braces inside JSON strings do not
+/// count; quotes outside objects (prose) open no string.
+fn first_object_end_before_another(text: &str) -> Option<usize> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut first_end = None;
+    for (i, c) in text.char_indices() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' if depth > 0 => in_string = true,
+            '{' => {
+                if depth == 0 && first_end.is_some() {
+                    return first_end;
+                }
+                depth += 1;
+            }
+            '}' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 && first_end.is_none() {
+                    first_end = Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A chat-completions body with its `tools` moved into the system prompt,
@@ -104,4 +181,56 @@ pub(super) fn tools_in_system(request: &Value) -> Value {
         _ => messages.insert(0, serde_json::json!({"role": "system", "content": text})),
     }
     body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cut_after_first_call;
+
+    fn tools(name: &str) -> bool {
+        matches!(name, "calculate" | "base64_encode")
+    }
+
+    #[test]
+    fn a_second_object_after_a_call_cuts_the_reply_after_the_call() {
+        let bare = r#"{"name": "calculate", "arguments": {"expression": "2 * {3}"}}
+{"name": "calculate", "arguments": {"expression": "6"}}"#;
+        assert_eq!(
+            cut_after_first_call(bare, tools).as_deref(),
+            Some(r#"{"name": "calculate", "arguments": {"expression": "2 * {3}"}}"#)
+        );
+        // A fenced call: the fence left open is closed.
+        let fenced = "```json\n{\"name\": \"base64_encode\", \"arguments\": {\"text\": \"hi\"}}\n```\n\n```json\n{\"name\": \"sm";
+        let cut = cut_after_first_call(fenced, tools).unwrap();
+        assert_eq!(
+            cut,
+            "```json\n{\"name\": \"base64_encode\", \"arguments\": {\"text\": \"hi\"}}\n```"
+        );
+        // Tags: the last closing tag may be missing.
+        let tagged = "<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}</tool_call>\n<tool_call>{";
+        assert!(cut_after_first_call(tagged, tools).is_some());
+    }
+
+    #[test]
+    fn nothing_is_cut_before_a_second_object_or_in_prose() {
+        // One call still being written, or complete with nothing after.
+        let one = r#"{"name": "calculate", "arguments": {"expression": "2"#;
+        assert_eq!(cut_after_first_call(one, tools), None);
+        let whole = r#"{"name": "calculate", "arguments": {"expression": "2"}}"#;
+        assert_eq!(cut_after_first_call(whole, tools), None);
+        // Prose that shows JSON objects is an answer, read whole.
+        let prose = r#"The config is {"a": 1} and then {"b": 2}."#;
+        assert_eq!(cut_after_first_call(prose, tools), None);
+        // An object naming no tool is no call.
+        let made_up =
+            r#"{"name": "small", "arguments": {}} {"name": "calculate", "arguments": {}}"#;
+        assert_eq!(cut_after_first_call(made_up, tools), None);
+        // Quotes in prose open no string; braces in strings do not count.
+        let quoted = r#"He said "hi" {"name": "calculate", "arguments": {"expression": "}{"}} {"#;
+        assert_eq!(
+            cut_after_first_call(quoted, tools),
+            None,
+            "prose before the call makes it an answer"
+        );
+    }
 }

@@ -153,6 +153,11 @@ pub struct ModelConfig {
     /// ([`is_first_party`](Self::is_first_party)). Set it for a gateway or
     /// stand-in that behaves exactly like the provider's API.
     pub first_party: Option<bool>,
+    /// Fields added to every request body, for what a server takes beyond
+    /// the wire format (llama.cpp's `timings_per_token`, vLLM's
+    /// `top_k`…). A field the loop writes itself (`model`, `messages`,
+    /// `tools`, `stream`…) keeps the loop's value. Default none.
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
 }
 
 impl ModelConfig {
@@ -183,6 +188,13 @@ impl ModelConfig {
         self.max_tokens = max_tokens;
         self
     }
+
+    /// Adds a field to [`extra_body`](Self::extra_body).
+    #[must_use]
+    pub fn with_extra_field(mut self, name: impl Into<String>, value: serde_json::Value) -> Self {
+        self.extra_body.insert(name.into(), value);
+        self
+    }
 }
 
 impl ModelConfig {
@@ -195,6 +207,7 @@ impl ModelConfig {
             api_key: None,
             max_tokens: 2048,
             first_party: None,
+            extra_body: serde_json::Map::new(),
         }
     }
 
@@ -205,15 +218,43 @@ impl ModelConfig {
         if let Some(first_party) = self.first_party {
             return first_party;
         }
-        let host = self
+        matches!(self.host(), "api.openai.com" | "api.anthropic.com")
+    }
+
+    /// Whether the endpoint is on this machine or a private network:
+    /// `localhost`, a loopback, private (RFC 1918, IPv6 unique-local) or
+    /// link-local address. Small models are served there.
+    pub fn is_local(&self) -> bool {
+        let host = self.host();
+        if host.eq_ignore_ascii_case("localhost") || host.ends_with(".localhost") {
+            return true;
+        }
+        match host.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V4(ip)) => {
+                ip.is_loopback() || ip.is_private() || ip.is_link_local()
+            }
+            Ok(std::net::IpAddr::V6(ip)) => {
+                let first = ip.segments()[0];
+                ip.is_loopback()
+                    || (first & 0xfe00) == 0xfc00 // unique local, fc00::/7
+                    || (first & 0xffc0) == 0xfe80 // link local, fe80::/10
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// The host of [`base_url`](Self::base_url), without port or brackets.
+    fn host(&self) -> &str {
+        let rest = self
             .base_url
-            .split("://")
-            .nth(1)
-            .unwrap_or(&self.base_url)
-            .split(['/', ':'])
-            .next()
-            .unwrap_or("");
-        matches!(host, "api.openai.com" | "api.anthropic.com")
+            .split_once("://")
+            .map_or(self.base_url.as_str(), |(_, rest)| rest);
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+        if let Some(v6) = authority.strip_prefix('[') {
+            return v6.split(']').next().unwrap_or("");
+        }
+        authority.split(':').next().unwrap_or("")
     }
 
     /// Sets [`first_party`](Self::first_party).
@@ -337,5 +378,33 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.to_string().contains("not an http"), "{err}");
+    }
+
+    #[test]
+    fn local_endpoints_are_this_machine_and_private_networks() {
+        let at = |url: &str| ModelConfig::new(WireFormat::OpenAiChat, url, "m");
+        for url in [
+            "http://127.0.0.1:8088/v1",
+            "http://localhost:11434/v1",
+            "http://[::1]:8000/v1",
+            "http://192.168.1.20:8000/v1",
+            "http://10.0.0.5/v1",
+            "http://172.16.3.4:8080",
+            "http://[fd00::5]:8000/v1",
+            "http://user:pw@127.0.0.1:8088/v1",
+        ] {
+            assert!(at(url).is_local(), "{url}");
+        }
+        for url in [
+            "https://api.openai.com/v1",
+            "https://api.groq.com/openai/v1",
+            "http://8.8.8.8/v1",
+            "http://172.32.0.1/v1",
+            "https://localhost.example.com/v1",
+            "http://[2001:db8::1]/v1",
+        ] {
+            assert!(!at(url).is_local(), "{url}");
+        }
+        assert!(at("https://api.openai.com/v1").is_first_party());
     }
 }

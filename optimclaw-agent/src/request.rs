@@ -21,10 +21,11 @@ impl Agent {
                 if let Some(key) = &self.options.prompt_cache_key {
                     body["prompt_cache_key"] = Value::String(key.clone());
                 }
-                if self.options.stream {
+                if self.options.stream || self.stops_at_first_call() {
                     body["stream"] = Value::Bool(true);
                     body["stream_options"] = json!({"include_usage": true});
                 }
+                self.add_extra_fields(&mut body);
                 body
             }
             WireFormat::AnthropicMessages => {
@@ -33,7 +34,18 @@ impl Agent {
                 if self.options.stream {
                     body["stream"] = Value::Bool(true);
                 }
+                self.add_extra_fields(&mut body);
                 body
+            }
+        }
+    }
+
+    /// The model's [`extra_body`](crate::ModelConfig::extra_body) fields
+    /// the body does not already have.
+    fn add_extra_fields(&self, body: &mut Value) {
+        if let Some(map) = body.as_object_mut() {
+            for (name, value) in &self.model.extra_body {
+                map.entry(name.clone()).or_insert_with(|| value.clone());
             }
         }
     }

@@ -99,6 +99,9 @@ pub(super) struct OpenAiParts {
     calls: BTreeMap<u64, (String, String, String)>,
     finish: Option<String>,
     usage: Option<Value>,
+    /// llama.cpp's per-chunk `timings` (with `timings_per_token`): the
+    /// prompt tokens of a reply whose stream was closed early.
+    timings: Option<Value>,
     done: bool,
 }
 
@@ -168,6 +171,9 @@ impl OpenAiParts {
         if let Some(usage) = chunk.get("usage").filter(|u| !u.is_null()) {
             self.usage = Some(usage.clone());
         }
+        if let Some(timings) = chunk.get("timings").filter(|t| t.is_object()) {
+            self.timings = Some(timings.clone());
+        }
         let Some(choice) = chunk.pointer("/choices/0") else {
             return Ok(None);
         };
@@ -195,6 +201,46 @@ impl OpenAiParts {
             }
             _ => Ok(None),
         }
+    }
+
+    /// Ends the reply at its first complete call, when it holds one: a
+    /// native call whose arguments are a whole JSON object (the calls
+    /// complete by then are kept, a call still being written is dropped),
+    /// or text that `text_cut` cuts after a call it holds.
+    fn cut_at_first_call(&mut self, text_cut: &TextCut<'_>) -> bool {
+        let complete = |(_, name, args): &(String, String, String)| {
+            !name.is_empty() && serde_json::from_str::<Value>(args).is_ok_and(|v| v.is_object())
+        };
+        if self.calls.values().any(complete) {
+            self.calls.retain(|_, call| complete(call));
+        } else if let Some(text) = text_cut(&self.text) {
+            self.text = text;
+        } else {
+            return false;
+        }
+        self.finish = Some(
+            if self.calls.is_empty() {
+                "stop"
+            } else {
+                "tool_calls"
+            }
+            .to_owned(),
+        );
+        if self.usage.is_none()
+            && let Some(t) = &self.timings
+        {
+            let (cached, processed, predicted) = (
+                t["cache_n"].as_u64().unwrap_or(0),
+                t["prompt_n"].as_u64().unwrap_or(0),
+                t["predicted_n"].as_u64().unwrap_or(0),
+            );
+            self.usage = Some(json!({
+                "prompt_tokens": cached + processed,
+                "completion_tokens": predicted,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            }));
+        }
+        true
     }
 
     fn finish(self) -> Value {
@@ -328,12 +374,19 @@ impl AnthropicParts {
     }
 }
 
+/// Cuts a reply's text after the first call written in it, or `None`
+/// while it holds none.
+pub(super) type TextCut<'a> = dyn Fn(&str) -> Option<String> + Send + Sync + 'a;
+
 /// Reads a streamed reply from `response`, handing text to `on_text`.
+/// With `first_call`, reading stops once the reply holds a complete call
+/// ([`FirstCall`](crate::FirstCall)): its text is cut by that function.
 pub(super) async fn read(
     mut response: reqwest::Response,
     format: WireFormat,
     idle: Duration,
     max_bytes: usize,
+    first_call: Option<&TextCut<'_>>,
     mut on_text: impl FnMut(&str),
 ) -> Result<Value, StreamError> {
     let mut sse = Sse::default();
@@ -366,6 +419,13 @@ pub(super) async fn read(
         for event in sse.push(&chunk) {
             if let Some(text) = parts.take(&event)? {
                 on_text(&text);
+            }
+            // Dropping `response` closes the connection, which ends the
+            // generation on the server.
+            if let (Some(cut), Assembler::OpenAi(openai)) = (first_call, &mut parts)
+                && openai.cut_at_first_call(cut)
+            {
+                return Ok(parts.finish());
             }
         }
         if parts.is_done() {
@@ -408,6 +468,58 @@ mod tests {
         }
         assert!(parts.is_done(), "not done");
         Ok((parts.finish(), shown))
+    }
+
+    /// Feeds events until the first-call cut ends the reply.
+    fn run_cut(text: &str, cut: &TextCut<'_>) -> Option<Value> {
+        let mut sse = Sse::default();
+        let mut parts = Assembler::new(WireFormat::OpenAiChat);
+        for event in sse.push(text.as_bytes()) {
+            parts.take(&event).unwrap();
+            if let Assembler::OpenAi(openai) = &mut parts
+                && openai.cut_at_first_call(cut)
+            {
+                return Some(parts.finish());
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_reply_ends_at_its_first_complete_call() {
+        let call = |index: u64, id: &str, name: &str, args: &str| {
+            format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"tool_calls": [
+                    {"index": index, "id": id, "type": "function", "function": {"name": name, "arguments": args}}
+                ]}}], "timings": {"cache_n": 40, "prompt_n": 60, "predicted_n": 9}})
+            )
+        };
+        let never = |_: &str| None;
+        // Arguments in pieces: not complete until the object closes.
+        let pieces = call(0, "a", "calc", "{\"e\": ") + &call(0, "", "", "\"1+1\"");
+        assert_eq!(run_cut(&pieces, &never), None);
+        let whole = pieces.clone() + &call(0, "", "", "}") + &call(1, "b", "small", "{");
+        let reply = run_cut(&whole, &never).expect("cut");
+        let calls = reply.pointer("/choices/0/message/tool_calls").unwrap();
+        assert_eq!(calls.as_array().unwrap().len(), 1);
+        assert_eq!(calls[0]["function"]["arguments"], "{\"e\": \"1+1\"}");
+        assert_eq!(
+            reply.pointer("/choices/0/finish_reason").unwrap(),
+            "tool_calls"
+        );
+        // No usage chunk came: the prompt tokens are the timings'.
+        assert_eq!(reply["usage"]["prompt_tokens"], 100);
+        assert_eq!(reply["usage"]["prompt_tokens_details"]["cached_tokens"], 40);
+        // Text: cut where the function says.
+        let text =
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{call} {again\"}}]}\n\n";
+        let reply = run_cut(text, &|t: &str| t.find(' ').map(|i| t[..i].to_owned())).unwrap();
+        assert_eq!(
+            reply.pointer("/choices/0/message/content").unwrap(),
+            "{call}"
+        );
+        assert_eq!(reply.pointer("/choices/0/finish_reason").unwrap(), "stop");
     }
 
     #[test]

@@ -301,6 +301,9 @@ fn agent(replay: &Replay, format: WireFormat, options: AgentOptions) -> Agent {
         WireFormat::AnthropicMessages => replay.base.clone(),
     };
     let model = ModelConfig::new(format, base, "test-model").with_api_key(ApiKey::new(KEY));
+    // These stand-ins play the providers' APIs, not a small local model:
+    // replies are read whole, as there.
+    let options = options.with_first_call(optimclaw_agent::FirstCall::Never);
     Agent::new(session(), model, options).unwrap()
 }
 

@@ -9,6 +9,11 @@
 //! - **own template** (the model's own chat template): every call comes
 //!   back as plain `content`, as the model wrote it.
 //!
+//! Asked to stream, it streams as llama-server does: the call's pieces as
+//! they are parsed, a refusal as an `error` event in the stream (the
+//! server has begun its answer by then), per-chunk `timings` when asked
+//! for `timings_per_token`.
+//!
 //! The "model" is a script of outputs; a refused output is produced again
 //! on the next request, as a real model would.
 
@@ -35,7 +40,63 @@ enum Output {
     Call(&'static str, Value),
     /// A call written as a fenced json block (own template only).
     Fenced(&'static str, Value),
+    /// A right call, then a call of a tool the model made up after it (a
+    /// parsing server refuses the whole output).
+    CallThenMadeUp(&'static str, Value),
     Text(&'static str),
+}
+
+/// llama-server's answer as server-sent events: a call's pieces, or the
+/// text; a refused output ends in an `error` event after its first chunk.
+fn events(body: &Value, reply: Option<&Value>, first_call: Option<(&str, &Value)>) -> String {
+    let timings = body["timings_per_token"] == true;
+    let chunk = |delta: Value, finish: Value| {
+        let mut c = json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]});
+        if timings {
+            c["timings"] = json!({"cache_n": 30, "prompt_n": 70, "predicted_n": 12});
+        }
+        format!("data: {c}\n\n")
+    };
+    let mut out = chunk(json!({"role": "assistant", "content": null}), Value::Null);
+    let call_chunks = |name: &str, args: &Value| {
+        let text = args.to_string();
+        let (head, tail) = text.split_at(text.len() / 2);
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": name, "arguments": head}}]}),
+            Value::Null,
+        ) + &chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": tail}}]}),
+            Value::Null,
+        )
+    };
+    let Some(reply) = reply else {
+        // Refused: what was parsed streams first, then the verdict.
+        if let Some((name, args)) = first_call {
+            out += &call_chunks(name, args);
+        }
+        out += &format!(
+            "data: {}\n\n",
+            json!({"error": {"code": 500, "message": "The model produced output that does not match the expected peg-native format", "type": "server_error"}})
+        );
+        return out;
+    };
+    if let Some(calls) = reply["tool_calls"].as_array() {
+        let f = &calls[0]["function"];
+        let args: Value = serde_json::from_str(f["arguments"].as_str().unwrap()).unwrap();
+        out += &call_chunks(f["name"].as_str().unwrap(), &args);
+        out += &chunk(json!({}), json!("tool_calls"));
+    } else {
+        let text = reply["content"].as_str().unwrap_or("");
+        for piece in text.split_inclusive('\n') {
+            out += &chunk(json!({"content": piece}), Value::Null);
+        }
+        out += &chunk(json!({}), json!("stop"));
+    }
+    out += &format!(
+        "data: {}\n\n",
+        json!({"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
+    );
+    out + "data: [DONE]\n\n"
 }
 
 struct Local {
@@ -80,9 +141,20 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
                     (500, Value::Null)
                 }
             }
+            (Output::CallThenMadeUp(..), Server::Parsing) if body.get("tools").is_some() => {
+                (500, Value::Null)
+            }
             (Output::Call(name, args), _) => (
                 200,
                 json!({"role": "assistant", "content": json!({"name": name, "arguments": args}).to_string()}),
+            ),
+            (Output::CallThenMadeUp(name, args), _) => (
+                200,
+                json!({"role": "assistant", "content": format!(
+                    "{}\n{}",
+                    json!({"name": name, "arguments": args}),
+                    json!({"name": "small", "arguments": {"text": "small"}})
+                )}),
             ),
             (Output::Fenced(name, args), _) => (
                 200,
@@ -90,11 +162,33 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
             ),
             (Output::Text(text), _) => (200, json!({"role": "assistant", "content": text})),
         };
-        let answer = if status == 500 {
+        if body["stream"] == true {
+            // What parsed before the verdict: the right call, when there
+            // was one and its tool is listed. A client that closes the
+            // stream there has the call, and the server never reaches
+            // its verdict (it ends the generation when the client goes).
+            let parsed = match &output {
+                Output::CallThenMadeUp(name, args) if listed.iter().any(|n| n == name) => {
+                    Some((*name, args))
+                }
+                _ => None,
+            };
+            if status == 500 && parsed.is_none() {
+                refusals.fetch_add(1, Ordering::SeqCst);
+            } else {
+                script.pop_front();
+            }
+            let reply = (status == 200).then_some(&reply);
+            return Reply::events(events(&body, reply, parsed));
+        }
+        if status == 500 {
             refusals.fetch_add(1, Ordering::SeqCst);
-            json!({"error": {"code": 500, "message": "Failed to parse input at pos 0: The model produced output that does not match the expected peg-native format", "type": "server_error"}}).to_string()
         } else {
             script.pop_front();
+        }
+        let answer = if status == 500 {
+            json!({"error": {"code": 500, "message": "Failed to parse input at pos 0: The model produced output that does not match the expected peg-native format", "type": "server_error"}}).to_string()
+        } else {
             json!({"choices": [{"index": 0, "finish_reason": "stop", "message": reply}],
                    "usage": {"prompt_tokens": 100, "completion_tokens": 10}})
             .to_string()
@@ -167,7 +261,9 @@ fn registry(calls: Arc<Mutex<Vec<(String, Value)>>>) -> Registry {
 }
 
 fn agent(local: &Local, options: AgentOptions, calls: &Arc<Mutex<Vec<(String, Value)>>>) -> Agent {
-    let model = ModelConfig::new(WireFormat::OpenAiChat, local.base.clone(), "qwen2.5-coder");
+    // llama.cpp's per-chunk timings: the usage of a reply cut short.
+    let model = ModelConfig::new(WireFormat::OpenAiChat, local.base.clone(), "qwen2.5-coder")
+        .with_extra_field("timings_per_token", json!(true));
     let options = options.with_retries(4, Duration::from_millis(5), Duration::from_millis(50));
     Agent::new(Session::new(registry(Arc::clone(calls))), model, options).unwrap()
 }
@@ -429,4 +525,66 @@ async fn openais_own_api_gets_max_completion_tokens_and_a_fixed_tools_array() {
         !tool_names(body).contains(&"base64_encode".to_owned()),
         "the tools array stays fixed for the provider's own API"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_is_read_up_to_its_first_call_before_the_parser_refuses_it() {
+    for server in [Server::Parsing, Server::OwnTemplate] {
+        let local = serve(
+            server,
+            vec![
+                Output::CallThenMadeUp("base64_encode", json!({"text": "hello world"})),
+                Output::Text("It is aGVsbG8gd29ybGQ=."),
+            ],
+        );
+        let log = calls();
+        let mut agent = agent(&local, AgentOptions::default(), &log);
+        let mut retries = 0;
+        let reply = agent
+            .send_with("Encode the text 'hello world' as base64.", |event| {
+                if matches!(event, optimclaw_agent::AgentEvent::Retry { .. }) {
+                    retries += 1;
+                }
+            })
+            .await
+            .unwrap();
+        assert_eq!(reply.text, "It is aGVsbG8gd29ybGQ=.");
+        // The right call ran once; the made-up one was never read, and
+        // the request was not asked again.
+        assert_eq!(
+            log.lock().unwrap().as_slice(),
+            [("base64_encode".to_owned(), json!({"text": "hello world"}))]
+        );
+        assert_eq!(retries, 0);
+        let bodies = local.bodies.lock().unwrap();
+        assert_eq!(bodies.len(), 2);
+        // Streamed, with llama.cpp's per-chunk timings asked for (an extra
+        // field of the model's): the cut reply's prompt tokens are theirs
+        // (30 cached + 70).
+        assert_eq!(bodies[0]["stream"], true);
+        assert_eq!(bodies[0]["timings_per_token"], true);
+        assert_eq!(agent.usage()[0].input_tokens, Some(100));
+        assert_eq!(agent.usage()[0].cached_input_tokens, Some(30));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn read_whole_a_reply_with_a_made_up_call_is_refused() {
+    use optimclaw_agent::FirstCall;
+    let local = serve(
+        Server::Parsing,
+        vec![
+            Output::CallThenMadeUp("base64_encode", json!({"text": "hello world"})),
+            Output::Text("It is aGVsbG8gd29ybGQ=."),
+        ],
+    );
+    let log = calls();
+    let options = AgentOptions::default().with_first_call(FirstCall::Never);
+    let mut agent = agent(&local, options, &log);
+    let _ = agent.send("Encode the text 'hello world' as base64.").await;
+    // The stand-in is as strict as the server: the whole output refused,
+    // then asked again with the tools in the system prompt.
+    assert_eq!(local.refused.load(Ordering::SeqCst), 1);
+    let bodies = local.bodies.lock().unwrap();
+    assert!(bodies[0].get("stream").is_none());
 }

@@ -73,6 +73,13 @@ fn settings(mode: &str, base: &str, model: &str) -> Result<ChatSettings, String>
         "text" => settings.text_tools = true,
         _ => {}
     }
+    // llama-server's per-chunk timings: the prompt tokens of a reply read
+    // only up to its first call (FirstCall), which the server would
+    // otherwise report at the end the loop no longer reads.
+    settings.model = settings
+        .model
+        .clone()
+        .with_extra_field("timings_per_token", Value::Bool(true));
     Ok(settings)
 }
 
