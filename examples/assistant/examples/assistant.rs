@@ -13,7 +13,7 @@ use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
-use optimclaw_agent::{CacheTtl, Compaction, ListLoaded, PromptCache};
+use optimclaw_agent::{CacheTtl, Compaction, FirstCall, ListLoaded, PromptCache};
 use optimclaw_mcp::HttpLimits;
 use serde_json::Value;
 
@@ -234,6 +234,12 @@ enum Command {
         /// The most tokens one reply may have.
         #[arg(long, default_value_t = 2048)]
         max_tokens: u32,
+        /// Read a reply only up to its first complete tool call: auto (servers on this machine or a private network), always or never.
+        #[arg(long, default_value = "auto")]
+        first_call: String,
+        /// A JSON object of fields added to every request, for what a server takes beyond the wire format (e.g. '{"timings_per_token": true}' for llama.cpp).
+        #[arg(long)]
+        extra_body: Option<String>,
     },
     /// Search the tools of the given manifests (or the catalog without one).
     Search {
@@ -406,6 +412,8 @@ async fn run(cli: Cli) -> Result<(), String> {
             text_tools,
             list_loaded,
             max_tokens,
+            first_call,
+            extra_body,
         } => {
             let compaction = match (compact_at, compact_to) {
                 (Some(0), _) => {
@@ -456,6 +464,27 @@ async fn run(cli: Cli) -> Result<(), String> {
                 }
             };
             settings.model.max_tokens = max_tokens;
+            settings.first_call = match first_call.as_str() {
+                "auto" => FirstCall::Auto,
+                "always" => FirstCall::Always,
+                "never" => FirstCall::Never,
+                other => {
+                    return Err(format!(
+                        "unknown --first-call {other:?}; use auto, always or never"
+                    ));
+                }
+            };
+            if let Some(extra) = extra_body {
+                let fields = match serde_json::from_str::<serde_json::Value>(&extra) {
+                    Ok(serde_json::Value::Object(fields)) => fields,
+                    _ => {
+                        return Err(format!(
+                            "--extra-body {extra:?} is not a JSON object; give one, like '{{\"timings_per_token\": true}}'"
+                        ));
+                    }
+                };
+                settings.model.extra_body.extend(fields);
+            }
             cli::chat::run(&app, registry, settings, once).await
         }
         Command::Search { .. } => unreachable!("handled above"),

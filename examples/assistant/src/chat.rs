@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
 use optimclaw_agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, ListLoaded, ModelConfig, PromptCache,
-    ToolCalls, WireFormat,
+    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, FirstCall, ListLoaded, ModelConfig,
+    PromptCache, ToolCalls, WireFormat,
 };
 use serde_json::json;
 
@@ -60,6 +60,8 @@ pub struct ChatSettings {
     pub text_tools: bool,
     /// Whether attached and loaded tools go in `tools` too.
     pub list_loaded: ListLoaded,
+    /// Whether a reply is read only up to its first complete call.
+    pub first_call: FirstCall,
 }
 
 impl ChatSettings {
@@ -90,6 +92,7 @@ impl ChatSettings {
             compaction: None,
             text_tools: false,
             list_loaded: ListLoaded::Auto,
+            first_call: FirstCall::Auto,
         })
     }
 
@@ -108,6 +111,7 @@ impl ChatSettings {
             .with_code_mode(self.lazy.code_mode)
             .with_compaction(self.compaction)
             .with_list_loaded(self.list_loaded)
+            .with_first_call(self.first_call)
             .with_tool_calls(if self.text_tools {
                 ToolCalls::Text
             } else {

@@ -67,6 +67,7 @@ fn settings(base: &str) -> ChatSettings {
         compaction: None,
         text_tools: false,
         list_loaded: ListLoaded::Auto,
+        first_call: optimclaw_agent::FirstCall::Auto,
     }
 }
 
