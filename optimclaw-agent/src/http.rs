@@ -2,6 +2,7 @@
 //! (honouring `Retry-After`), replies read up to a cap, endpoint errors
 //! turned into text with the key cut out.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, SystemTime};
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
@@ -26,7 +27,13 @@ impl Agent {
         // template error, output that breaks their tool-call parser), and
         // the same request gets the same answer.
         let mut server_errors = 0;
-        let mut without_tools = false;
+        // Once the server's parser refused the model's output, every
+        // request carries the tools in the system prompt: the model's
+        // calls come back as text, read here, and are not refused again.
+        let mut without_tools = self.parser_refused.load(Ordering::Relaxed);
+        if without_tools {
+            body_text = super::local::tools_in_system(request).to_string();
+        }
         let first_call = self.stops_at_first_call();
         loop {
             attempt += 1;
@@ -92,6 +99,7 @@ impl Agent {
                                 // The parser refused the output mid-stream
                                 // (no complete call came before): as below.
                                 without_tools = true;
+                                self.parser_refused.store(true, Ordering::Relaxed);
                                 body_text = super::local::tools_in_system(request).to_string();
                                 on_event(AgentEvent::Retry {
                                     attempt,
@@ -133,6 +141,7 @@ impl Agent {
                                     // so the output comes back as text and is read
                                     // here.
                                     without_tools = true;
+                                    self.parser_refused.store(true, Ordering::Relaxed);
                                     body_text = super::local::tools_in_system(request).to_string();
                                     on_event(AgentEvent::Retry {
                                         attempt,

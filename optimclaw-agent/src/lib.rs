@@ -127,6 +127,10 @@ pub struct Agent {
     eager_tool_tokens: Option<usize>,
     /// The preload-needs-the-bridge warning was given.
     preload_warned: bool,
+    /// The server's tool-call parser refused an output of the model's:
+    /// every later request carries the tools in the system prompt, and
+    /// the model's calls come back as text.
+    parser_refused: std::sync::atomic::AtomicBool,
 }
 
 impl fmt::Debug for Agent {
@@ -207,6 +211,7 @@ impl Agent {
             #[cfg(feature = "tokens")]
             eager_tool_tokens: None,
             preload_warned: false,
+            parser_refused: std::sync::atomic::AtomicBool::new(false),
         }
     }
 

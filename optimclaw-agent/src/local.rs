@@ -62,8 +62,20 @@ impl Agent {
 
     /// Reads calls the model wrote as text (see [`ToolCalls`]): the
     /// reply's text becomes the calls.
+    ///
+    /// A reply that is nothing but calls (one JSON object or an array of
+    /// them, in a fence or bare, with no other field than the name and
+    /// the arguments) is read as calls even when it names no tool: it is
+    /// a call of a tool the model made up, which then fails naming the
+    /// tools it may have meant, rather than an answer of raw JSON.
     pub(super) fn read_text_calls(&self, reply: &mut ModelReply, calls_so_far: usize) {
-        if let Some(calls) = textcall::read(&reply.text, |n| self.names_a_tool(n), calls_so_far) {
+        let known = textcall::read(&reply.text, |n| self.names_a_tool(n), calls_so_far);
+        let calls = known.or_else(|| {
+            only_calls(&reply.text)
+                .then(|| textcall::read(&reply.text, |_| true, calls_so_far))
+                .flatten()
+        });
+        if let Some(calls) = calls {
             reply.text.clear();
             reply.calls = calls;
         }
@@ -109,8 +121,37 @@ pub(super) fn cut_after_first_call(text: &str, is_tool: impl Fn(&str) -> bool) -
     if cut.matches("```").count() % 2 == 1 {
         cut.push_str("\n```");
     }
-    read_text_calls(&cut, is_tool)?;
-    Some(cut)
+    (read_text_calls(&cut, is_tool).is_some() || only_calls(&cut)).then_some(cut)
+}
+
+/// Whether `text` is nothing but calls: one JSON object or an array of
+/// them, bare or in one fence, each with a name (`name` or `tool`) and
+/// arguments (`arguments`, `parameters` or `args`) and no other field.
+pub(super) fn only_calls(text: &str) -> bool {
+    let mut body = text.trim();
+    if let Some(fenced) = body.strip_prefix("```") {
+        let fenced = fenced.strip_prefix("json").unwrap_or(fenced);
+        body = fenced.strip_suffix("```").unwrap_or(fenced).trim();
+    }
+    let is_call = |v: &Value| {
+        let Some(map) = v.as_object() else {
+            return false;
+        };
+        let name = ["name", "tool"]
+            .iter()
+            .filter(|k| map.get(**k).is_some_and(Value::is_string))
+            .count();
+        let args = ["arguments", "parameters", "args"]
+            .iter()
+            .filter(|k| map.get(**k).is_some_and(|a| a.is_object() || a.is_string()))
+            .count();
+        name == 1 && args == 1 && map.len() == 2
+    };
+    match serde_json::from_str::<Value>(body) {
+        Ok(Value::Array(items)) => !items.is_empty() && items.iter().all(is_call),
+        Ok(one) => is_call(&one),
+        Err(_) => false,
+    }
 }
 
 /// Where the first top-level `{…}` of `text` ends, once another `{` has
@@ -212,6 +253,29 @@ mod tests {
     }
 
     #[test]
+    fn a_reply_of_nothing_but_calls_is_calls_whatever_they_name() {
+        use super::only_calls;
+        assert!(only_calls(
+            "```json\n{\"name\": \"md5\", \"arguments\": {\"text\": \"hello\"}}\n```"
+        ));
+        assert!(only_calls(
+            r#"[{"tool": "a", "args": {}}, {"name": "b", "parameters": "{}"}]"#
+        ));
+        // A made-up call is cut like a known one.
+        let twice = r#"{"name": "md5", "arguments": {}} {"name": "md5", "arguments": {}}"#;
+        assert!(cut_after_first_call(twice, tools).is_some());
+        for answer in [
+            r#"{"name": "Ann", "age": 30}"#,
+            r#"{"result": 4}"#,
+            r#"The call is {"name": "md5", "arguments": {}}"#,
+            r#"{"name": "md5"}"#,
+            "[]",
+        ] {
+            assert!(!only_calls(answer), "{answer}");
+        }
+    }
+
+    #[test]
     fn nothing_is_cut_before_a_second_object_or_in_prose() {
         // One call still being written, or complete with nothing after.
         let one = r#"{"name": "calculate", "arguments": {"expression": "2"#;
@@ -221,10 +285,9 @@ mod tests {
         // Prose that shows JSON objects is an answer, read whole.
         let prose = r#"The config is {"a": 1} and then {"b": 2}."#;
         assert_eq!(cut_after_first_call(prose, tools), None);
-        // An object naming no tool is no call.
-        let made_up =
-            r#"{"name": "small", "arguments": {}} {"name": "calculate", "arguments": {}}"#;
-        assert_eq!(cut_after_first_call(made_up, tools), None);
+        // An object that is no call shape is no call.
+        let record = r#"{"name": "Ann", "age": 30} {"name": "calculate", "arguments": {}}"#;
+        assert_eq!(cut_after_first_call(record, tools), None);
         // Quotes in prose open no string; braces in strings do not count.
         let quoted = r#"He said "hi" {"name": "calculate", "arguments": {"expression": "}{"}} {"#;
         assert_eq!(

@@ -5,6 +5,7 @@
 use crate::embed::FusedHit;
 use crate::registry::Registry;
 use crate::rerank::{self, Candidate, RerankConfig};
+use crate::scope::ToolScope;
 use crate::search::Constraints;
 
 /// A ranked tool.
@@ -39,6 +40,28 @@ pub(crate) struct Ranking {
 }
 
 impl Registry {
+    /// The tools a made-up name's words match strongly (`md5` →
+    /// `hash_text`, `folder_create` → `make_dir`), best first: keyword
+    /// search for the name's words, hits at
+    /// [`strong_match`](Registry::strong_match) or more. What an unknown
+    /// name suggests when no name is spelled like it.
+    pub(crate) fn names_for_words(&self, name: &str, n: usize, scope: &ToolScope) -> Vec<&str> {
+        let words = name.replace(['_', '-', '.', '/'], " ");
+        let tools = self.tools();
+        let keep = |i: usize| scope.allows(tools[i].name());
+        let constraints = Constraints {
+            keep: (!scope.is_all()).then_some(&keep as &dyn Fn(usize) -> bool),
+            ..Constraints::default()
+        };
+        self.search_index()
+            .search_with(&words, n, &constraints)
+            .hits
+            .into_iter()
+            .filter(|h| h.score > 0.0 && h.strength >= self.strong_match())
+            .map(|h| tools[h.tool].name())
+            .collect()
+    }
+
     /// Ranks the deferred tools for `keywords` within `constraints`: the
     /// first stage, then the reranker when the registry has one.
     pub(crate) fn rank(&self, keywords: &str, k: usize, constraints: &Constraints<'_>) -> Ranking {

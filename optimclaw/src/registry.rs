@@ -512,7 +512,9 @@ impl Registry {
     }
 
     /// Up to `n` known names closest to `name` (edit distance and
-    /// containment), best first, for "did you mean" answers.
+    /// containment), best first, for "did you mean" answers; when none is
+    /// spelled alike, the tools whose words the name's words match strongly
+    /// (`md5` finds a hashing tool with the keyword `md5`).
     pub fn nearest_names(&self, name: &str, n: usize) -> Vec<&str> {
         self.nearest_names_scoped(name, n, &ToolScope::all())
     }
@@ -542,6 +544,10 @@ impl Registry {
                 (score >= 0.5).then_some((score, t.name()))
             })
             .collect();
+        if scored.is_empty() {
+            // Nothing spelled alike: the tools the name's words match.
+            return self.names_for_words(name, n, scope);
+        }
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         scored.into_iter().take(n).map(|(_, name)| name).collect()
     }

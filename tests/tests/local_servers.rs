@@ -397,10 +397,11 @@ async fn a_refused_call_is_asked_again_with_the_tools_in_the_system_prompt() {
         system.contains("# Tools") && system.contains("\"name\":\"tool_info\""),
         "{system}"
     );
-    assert!(
-        tool_names(&bodies[2]).contains(&"calculate".to_owned()),
-        "a tool the model called is listed from then on"
-    );
+    // From then on the tools stay in the system prompt: the server's
+    // parser refused the model once and is not asked to parse it again.
+    assert!(bodies[2].get("tools").is_none());
+    let system = bodies[2]["messages"][0]["content"].as_str().unwrap();
+    assert!(system.contains("\"name\":\"calculate\""), "{system}");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -587,4 +588,34 @@ async fn read_whole_a_reply_with_a_made_up_call_is_refused() {
     assert_eq!(local.refused.load(Ordering::SeqCst), 1);
     let bodies = local.bodies.lock().unwrap();
     assert!(bodies[0].get("stream").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_of_a_made_up_tool_is_answered_with_the_tools_it_may_mean() {
+    let local = serve(
+        Server::OwnTemplate,
+        vec![
+            Output::Fenced("encode_to_base64", json!({"text": "hello world"})),
+            Output::Call("base64_encode", json!({"text": "hello world"})),
+            Output::Text("It is aGVsbG8gd29ybGQ=."),
+        ],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "It is aGVsbG8gd29ybGQ=.");
+    // The made-up call ran as a call and failed naming the tool.
+    let bodies = local.bodies.lock().unwrap();
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    let result = messages.last().unwrap();
+    assert_eq!(result["role"], "tool");
+    let text = result["content"].as_str().unwrap();
+    assert!(
+        text.contains("unknown tool") && text.contains("base64_encode"),
+        "{text}"
+    );
+    assert_eq!(log.lock().unwrap().len(), 1);
 }

@@ -105,6 +105,46 @@ async fn cancellation_is_honoured() {
 }
 
 #[tokio::test]
+async fn a_made_up_name_gets_the_tools_its_words_match() {
+    use optimclaw::ToolKind;
+    let deferred = |name: &str, description: &str, keywords: &[&str]| {
+        DynamicTool::new(name, description, object_schema())
+            .kind(ToolKind::Deferred)
+            .keywords(keywords.iter().map(|k| k.to_string()))
+            .handler(|_ctx, _args| async { Ok(json!(null)) })
+    };
+    let registry = Registry::builder()
+        .without_linked()
+        .tools([
+            deferred(
+                "hash_text",
+                "Hash a text with md5, sha1 or sha256.",
+                &["md5", "sha256", "digest"],
+            ),
+            deferred(
+                "make_dir",
+                "Create a folder (and its parents).",
+                &["folder", "mkdir", "directory"],
+            ),
+            deferred("weather", "The weather in a city.", &["forecast"]),
+        ])
+        .build()
+        .unwrap();
+    let ctx = ToolContext::new();
+    for (made_up, meant) in [("md5", "hash_text"), ("folder_create", "make_dir")] {
+        let err = registry.call(made_up, json!({}), &ctx).await.unwrap_err();
+        assert_eq!(err.kind(), ToolErrorKind::UnknownTool);
+        assert!(
+            err.to_string().ends_with(&format!("did you mean {meant}?")),
+            "{made_up}: {err}"
+        );
+    }
+    // Words no tool holds suggest nothing: the model is sent to tool_info.
+    let err = registry.call("capital", json!({}), &ctx).await.unwrap_err();
+    assert!(err.to_string().contains("tool_info"), "{err}");
+}
+
+#[tokio::test]
 async fn unknown_tools_get_the_nearest_names() {
     let registry = Registry::from_linked().unwrap();
     let err = registry
