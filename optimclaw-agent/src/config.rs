@@ -116,7 +116,8 @@ pub struct AgentOptions {
     /// the same failing call twice in a row ends it with
     /// [`AgentError::NoProgress`](crate::AgentError::NoProgress); a tool
     /// called again with the same arguments after it succeeded, or fed its
-    /// own last result, ends it with that result as the answer.
+    /// own last result, or a call of a tool that does not exist right after
+    /// one succeeded, ends it with that result as the answer.
     pub stop_when_stuck: bool,
     /// Take the noise small models add to valid arguments (an extra field
     /// beside the required ones, a number sent as text): see

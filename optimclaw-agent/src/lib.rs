@@ -400,7 +400,7 @@ impl Agent {
                 });
             }
             if self.options.stop_when_stuck {
-                match progress.judge(&reply.calls) {
+                match progress.judge(&reply.calls, |name| self.names_a_tool(name)) {
                     Verdict::Go => {}
                     Verdict::Repeated { tool, error } => {
                         self.transcript.push(Turn::Assistant {

@@ -83,7 +83,7 @@ impl Agent {
 
     /// Whether a call written as text names a tool: one of the registry,
     /// or `call_tool` under the bridge.
-    fn names_a_tool(&self, name: &str) -> bool {
+    pub(super) fn names_a_tool(&self, name: &str) -> bool {
         let bridge = self.session.lazy_config().strategy == LoadStrategy::Bridge;
         self.session.registry().get(name).is_some() || (bridge && name == CALL_TOOL)
     }

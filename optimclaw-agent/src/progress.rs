@@ -5,10 +5,12 @@
 //!   arguments), whatever the error said;
 //! - they call a tool again after it succeeded: with the same arguments, or
 //!   fed its own last result (`calculate` returned `126`, then
-//!   `calculate({"expression": "126"})`).
+//!   `calculate({"expression": "126"})`), or they call a tool that does not
+//!   exist after one succeeded (`base64_decode` answered, then
+//!   `small({"size": 10})`).
 //!
 //! The first ends the turn with [`AgentError::NoProgress`](crate::AgentError)
-//! naming the call and its error; the second ends it with the result
+//! naming the call and its error; the others end it with the result
 //! already in hand as the answer. `tool_info` is left to the search guard.
 
 use serde_json::Value;
@@ -34,11 +36,22 @@ pub(super) struct ProgressGuard {
 }
 
 impl ProgressGuard {
-    /// Judges the calls of a new reply against the last one.
-    pub(super) fn judge(&self, calls: &[ToolCallRequest]) -> Verdict {
+    /// Judges the calls of a new reply against the last one; `is_tool`
+    /// says which names are tools.
+    pub(super) fn judge(
+        &self,
+        calls: &[ToolCallRequest],
+        is_tool: impl Fn(&str) -> bool,
+    ) -> Verdict {
         let ([call], Some((name, args, outcome))) = (calls, &self.last) else {
             return Verdict::Go;
         };
+        if let Ok(result) = outcome
+            && name != TOOL_INFO
+            && !is_tool(&call.name)
+        {
+            return Verdict::Answered(answer_text(result));
+        }
         let Ok(new_args) = &call.arguments else {
             return Verdict::Go;
         };
@@ -119,6 +132,10 @@ mod tests {
         }
     }
 
+    fn tool(name: &str) -> bool {
+        name != "small"
+    }
+
     fn outcome(content: &str, is_error: bool) -> ToolOutcome {
         ToolOutcome {
             id: "c".into(),
@@ -135,13 +152,13 @@ mod tests {
     fn the_same_failing_call_twice_is_no_progress() {
         let mut guard = ProgressGuard::default();
         let bad = call("base64_encode", json!({"text": "hi", "data": "base64"}));
-        assert_eq!(guard.judge(std::slice::from_ref(&bad)), Verdict::Go);
+        assert_eq!(guard.judge(std::slice::from_ref(&bad), tool), Verdict::Go);
         guard.record(
             std::slice::from_ref(&bad),
             &[outcome("{\"error\":\"x\"}", true)],
         );
         assert_eq!(
-            guard.judge(std::slice::from_ref(&bad)),
+            guard.judge(std::slice::from_ref(&bad), tool),
             Verdict::Repeated {
                 tool: "base64_encode".into(),
                 error: "{\"error\":\"x\"}".into()
@@ -149,7 +166,7 @@ mod tests {
         );
         // Other arguments are a new try.
         let fixed = call("base64_encode", json!({"text": "hi"}));
-        assert_eq!(guard.judge(&[fixed]), Verdict::Go);
+        assert_eq!(guard.judge(&[fixed], tool), Verdict::Go);
     }
 
     #[test]
@@ -158,10 +175,34 @@ mod tests {
         let first = call("calculate", json!({"expression": "(17 + 25) * 3"}));
         guard.record(std::slice::from_ref(&first), &[outcome("\"126\"", false)]);
         let again = call("calculate", json!({"expression": "126"}));
-        assert_eq!(guard.judge(&[again]), Verdict::Answered("126".into()));
-        assert_eq!(guard.judge(&[first]), Verdict::Answered("126".into()));
+        assert_eq!(guard.judge(&[again], tool), Verdict::Answered("126".into()));
+        assert_eq!(guard.judge(&[first], tool), Verdict::Answered("126".into()));
         let other = call("calculate", json!({"expression": "126 / 2"}));
-        assert_eq!(guard.judge(&[other]), Verdict::Go);
+        assert_eq!(guard.judge(&[other], tool), Verdict::Go);
+    }
+
+    #[test]
+    fn a_made_up_tool_after_a_success_ends_with_that_success() {
+        let mut guard = ProgressGuard::default();
+        let made_up = call("small", json!({"size": 10}));
+        // With no success in hand it is a call like any other (it fails
+        // naming the tools meant).
+        assert_eq!(
+            guard.judge(std::slice::from_ref(&made_up), tool),
+            Verdict::Go
+        );
+        let decode = call("base64_decode", json!({"data": "c21hbGw="}));
+        guard.record(
+            std::slice::from_ref(&decode),
+            &[outcome("\"small\"", false)],
+        );
+        assert_eq!(
+            guard.judge(std::slice::from_ref(&made_up), tool),
+            Verdict::Answered("small".into())
+        );
+        // After a failure it is left to run (and fail).
+        guard.record(std::slice::from_ref(&decode), &[outcome("{}", true)]);
+        assert_eq!(guard.judge(&[made_up], tool), Verdict::Go);
     }
 
     #[test]
@@ -169,9 +210,9 @@ mod tests {
         let mut guard = ProgressGuard::default();
         let search = call(TOOL_INFO, json!({"query": "time"}));
         guard.record(std::slice::from_ref(&search), &[outcome("{}", false)]);
-        assert_eq!(guard.judge(&[search]), Verdict::Go);
+        assert_eq!(guard.judge(&[search], tool), Verdict::Go);
         let a = call("calculate", json!({"expression": "1"}));
         guard.record(std::slice::from_ref(&a), &[outcome("\"1\"", false)]);
-        assert_eq!(guard.judge(&[a.clone(), a]), Verdict::Go);
+        assert_eq!(guard.judge(&[a.clone(), a], tool), Verdict::Go);
     }
 }
