@@ -99,8 +99,7 @@ impl Agent {
                                 // The parser refused the output mid-stream
                                 // (no complete call came before): as below.
                                 without_tools = true;
-                                self.parser_refused.store(true, Ordering::Relaxed);
-                                body_text = super::local::tools_in_system(request).to_string();
+                                body_text = self.after_parser_refusal(request);
                                 on_event(AgentEvent::Retry {
                                     attempt,
                                     wait: Duration::ZERO,
@@ -141,8 +140,7 @@ impl Agent {
                                     // so the output comes back as text and is read
                                     // here.
                                     without_tools = true;
-                                    self.parser_refused.store(true, Ordering::Relaxed);
-                                    body_text = super::local::tools_in_system(request).to_string();
+                                    body_text = self.after_parser_refusal(request);
                                     on_event(AgentEvent::Retry {
                                         attempt,
                                         wait: Duration::ZERO,
@@ -195,6 +193,14 @@ impl Agent {
             });
             tokio::time::sleep(wait).await;
         }
+    }
+
+    /// Remembers for the conversation that the server's parser refused
+    /// the model's output; the request again, with the tools in the
+    /// system prompt.
+    fn after_parser_refusal(&self, request: &Value) -> String {
+        self.parser_refused.store(true, Ordering::Relaxed);
+        super::local::tools_in_system(request).to_string()
     }
 
     /// Parses a streamed reply rebuilt in the non-streamed shape.

@@ -21,14 +21,13 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::layers::{Authorized, JsonRpcBody, ResponseFuture, no_key_layer};
+use super::answers::{Body, error_body, no_key_layer, over_quota, plain, rpc_refusal};
+use super::layers::{Authorized, JsonRpcBody, ResponseFuture};
 use super::limits::HttpLimits;
 use super::memory::{Trimmer, trim};
 use super::quota::OverQuota;
 use super::server::McpServer;
 use super::sessions::{CONNECTION, Lookup, Sessions};
-
-pub(super) type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 const SESSION_HEADER: &str = "mcp-session-id";
 
@@ -281,40 +280,6 @@ impl Front {
     }
 }
 
-/// HTTP 429 for a key over one of its quotas, as a JSON-RPC error.
-pub(super) fn over_quota(over: OverQuota, id: Value, retry_secs: u64) -> Response<Body> {
-    let (message, quota, max) = over.message(retry_secs);
-    let mut data = serde_json::Map::new();
-    data.insert(quota.to_owned(), json!(max));
-    rpc_refusal(
-        StatusCode::TOO_MANY_REQUESTS,
-        id,
-        &message,
-        Value::Object(data),
-        retry_secs,
-    )
-}
-
-/// A JSON-RPC error answer with an HTTP status and a `Retry-After`.
-fn rpc_refusal(
-    status: StatusCode,
-    id: Value,
-    message: &str,
-    data: Value,
-    retry_secs: u64,
-) -> Response<Body> {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "error": {"code": -32000, "message": message, "data": data},
-    });
-    let mut response = json_response(status, &body);
-    response
-        .headers_mut()
-        .insert(hyper::header::RETRY_AFTER, retry_secs.into());
-    response
-}
-
 /// HTTP 404 for a session id no live session has (MCP: the client starts
 /// a new session).
 fn no_session() -> Response<Body> {
@@ -333,24 +298,4 @@ fn foreign_session() -> Response<Body> {
         "session_not_found",
         "no MCP session with this id belongs to this access key; start one with initialize",
     )
-}
-
-pub(super) fn error_body(status: StatusCode, error: &str, message: &str) -> Response<Body> {
-    json_response(status, &json!({"error": error, "message": message}))
-}
-
-fn json_response(status: StatusCode, body: &Value) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-pub(super) fn plain(status: StatusCode, text: String) -> Response<Body> {
-    let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
-    *response.status_mut() = status;
-    response
 }

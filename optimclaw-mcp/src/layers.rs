@@ -27,8 +27,10 @@ use hyper::{Method, Request, Response, StatusCode};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use super::auth::{HttpAuth, Refusal};
-use super::front::{Body, error_body, over_quota, plain};
+use super::answers::{
+    Body, forbidden_host, forbidden_origin, no_key_layer, over_quota, plain, unauthorized,
+};
+use super::auth::HttpAuth;
 use super::hosts::{HostCheck, HostRefusal, OriginCheck};
 use super::inspect::{Inspected, inspect};
 use super::limits::HttpLimits;
@@ -467,53 +469,4 @@ where
             })
         })
     }
-}
-
-/// HTTP 401 for a request that reached the sessions or the quota without
-/// passing [`KeyLayer`]: a stack built without it refuses everything.
-pub(crate) fn no_key_layer() -> Response<Body> {
-    error_body(
-        StatusCode::UNAUTHORIZED,
-        "unauthorized",
-        "this MCP endpoint checks no access key (its KeyLayer is missing), so it answers nothing",
-    )
-}
-
-/// HTTP 403 naming the refused `Host` and how to allow it.
-fn forbidden_host(refusal: &HostRefusal) -> Response<Body> {
-    let (status, error) = match refusal {
-        HostRefusal::NotAllowed(_) => (StatusCode::FORBIDDEN, "host_not_allowed"),
-        HostRefusal::Malformed(_) => (StatusCode::BAD_REQUEST, "bad_host"),
-    };
-    error_body(status, error, &refusal.message())
-}
-
-fn forbidden_origin(origin: &str) -> Response<Body> {
-    error_body(
-        StatusCode::FORBIDDEN,
-        "origin_not_allowed",
-        &format!(
-            "this MCP server does not answer pages from the origin {origin:?}: a page elsewhere must not make a visitor's browser call it. Add the origin to the server's allowed origins (HttpLimits::allowed_origins), or its host to the allowed hosts"
-        ),
-    )
-}
-
-/// HTTP 401 with the `WWW-Authenticate` challenge of RFC 6750.
-fn unauthorized(refusal: Refusal) -> Response<Body> {
-    let (challenge, message) = match refusal {
-        Refusal::Missing => (
-            r#"Bearer realm="optimclaw""#,
-            "this MCP server needs an access key: send `Authorization: Bearer TOKEN`",
-        ),
-        Refusal::Invalid => (
-            r#"Bearer realm="optimclaw", error="invalid_token""#,
-            "the access key is not valid for this MCP server",
-        ),
-    };
-    let mut response = error_body(StatusCode::UNAUTHORIZED, "unauthorized", message);
-    response.headers_mut().insert(
-        hyper::header::WWW_AUTHENTICATE,
-        hyper::header::HeaderValue::from_static(challenge),
-    );
-    response
 }

@@ -10,6 +10,7 @@
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
+mod answers;
 mod auth;
 mod client;
 mod front;
