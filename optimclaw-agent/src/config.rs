@@ -128,6 +128,10 @@ pub struct AgentOptions {
     /// ([`FirstCall`]; default [`FirstCall::Auto`]: on for servers on this
     /// machine or a private network).
     pub first_call: FirstCall,
+    /// Who reads the model's tool calls out of its output: the server or
+    /// the agent ([`CallReading`]; default [`CallReading::Auto`]: the agent,
+    /// on servers on this machine or a private network).
+    pub call_reading: CallReading,
 }
 
 /// How tool calls travel between the agent and the model.
@@ -183,6 +187,37 @@ pub enum FirstCall {
     Never,
 }
 
+/// Who reads the model's tool calls out of what it wrote.
+///
+/// A server that parses calls (llama.cpp with a template whose calls it
+/// parses, vLLM with a tool parser) checks them against the request's
+/// `tools`: a call of a tool the model made up, an argument it invented,
+/// or a call in a shape the parser does not take is refused whole
+/// (llama.cpp: HTTP 500, "does not match the expected … format"), and the
+/// model never hears why. Small models do all three. Read by the agent,
+/// the request still carries `tools`, so the server's chat template shows
+/// them to the model as it was trained to see them, but also
+/// `tool_choice: "none"`, so the server returns what the model wrote as
+/// text; the agent reads the calls in it (see [`ToolCalls`]) and answers
+/// a wrong one with an error the model can act on. A server that parses
+/// anyway (Ollama takes no `tool_choice`) sends `tool_calls`, read as
+/// usual.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CallReading {
+    /// The agent on OpenAI-compatible servers on this machine or a private
+    /// network ([`ModelConfig::is_local`](crate::ModelConfig::is_local))
+    /// not marked as the provider's own API; the server elsewhere.
+    #[default]
+    Auto,
+    /// The server: no `tool_choice` is sent, and calls come in
+    /// `tool_calls`.
+    Server,
+    /// The agent, on every OpenAI-compatible endpoint with native tool
+    /// calls.
+    Agent,
+}
+
 /// Whether attached and loaded tools go in the request's `tools` array.
 ///
 /// Under the bridge strategy the array never changes (the core tools,
@@ -234,6 +269,7 @@ impl Default for AgentOptions {
             stop_when_stuck: true,
             lenient_arguments: true,
             first_call: FirstCall::Auto,
+            call_reading: CallReading::Auto,
         }
     }
 }
@@ -250,6 +286,13 @@ impl AgentOptions {
     #[must_use]
     pub fn with_first_call(mut self, first_call: FirstCall) -> Self {
         self.first_call = first_call;
+        self
+    }
+
+    /// Sets [`call_reading`](Self::call_reading).
+    #[must_use]
+    pub fn with_call_reading(mut self, reading: CallReading) -> Self {
+        self.call_reading = reading;
         self
     }
 

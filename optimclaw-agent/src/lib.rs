@@ -73,7 +73,7 @@ use optimclaw::{RUN_CODE, TOOL_INFO};
 pub use cache::{CacheTtl, PromptCache};
 pub use calls::{MAX_IMAGE_BYTES, MAX_IMAGES};
 pub use compact::Compaction;
-pub use config::{AgentOptions, FirstCall, ListLoaded, ToolCalls};
+pub use config::{AgentOptions, CallReading, FirstCall, ListLoaded, ToolCalls};
 pub use error::AgentError;
 use guard::SearchGuard;
 pub use model::{ApiKey, MODEL_VAR, ModelConfig, WireFormat};

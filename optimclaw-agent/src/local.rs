@@ -5,7 +5,9 @@
 
 use serde_json::Value;
 
-use super::{Agent, FirstCall, ListLoaded, ModelReply, ToolCalls, WireFormat, textcall};
+use super::{
+    Agent, CallReading, FirstCall, ListLoaded, ModelReply, ToolCalls, WireFormat, textcall,
+};
 use optimclaw::provider::read_text_calls;
 use optimclaw::{CALL_TOOL, LoadStrategy};
 
@@ -99,6 +101,21 @@ impl Agent {
         match self.options.first_call {
             FirstCall::Always => true,
             FirstCall::Never => false,
+            _ => self.model.is_local() && !self.model.is_first_party(),
+        }
+    }
+
+    /// Whether the agent, not the server, reads the model's calls
+    /// ([`CallReading`]): the request then carries `tool_choice: "none"`
+    /// beside its `tools`.
+    pub(super) fn reads_calls_itself(&self) -> bool {
+        if self.model.format != WireFormat::OpenAiChat || self.options.tool_calls == ToolCalls::Text
+        {
+            return false;
+        }
+        match self.options.call_reading {
+            CallReading::Agent => true,
+            CallReading::Server => false,
             _ => self.model.is_local() && !self.model.is_first_party(),
         }
     }

@@ -18,6 +18,12 @@ impl Agent {
                     self.history(),
                     self.options.tool_calls == ToolCalls::Text,
                 );
+                // The server shows the tools to the model through its chat
+                // template and returns the output as text: the calls in it
+                // are read here, never refused by the server's parser.
+                if self.reads_calls_itself() && body.get("tools").is_some() {
+                    body["tool_choice"] = Value::String("none".into());
+                }
                 if let Some(key) = &self.options.prompt_cache_key {
                     body["prompt_cache_key"] = Value::String(key.clone());
                 }

@@ -190,7 +190,11 @@ fn prepare_args(tool: &Tool, mut args: Value, lenient: bool) -> Result<Value, To
         strip_optional_nulls(&mut args, schema, schema, 0);
     }
     if lenient {
-        let taken = lenient::repair(&mut args, tool.input_schema());
+        // A tool that changes nothing and reaches nothing outside may have
+        // a lone field read under its right name (see `lenient`).
+        let hints = tool.hints();
+        let rename = hints.read_only == Some(true) && hints.open_world != Some(true);
+        let taken = lenient::repair(&mut args, tool.input_schema(), rename);
         if !taken.is_empty() {
             tracing::debug!(
                 target: "optimclaw::call",

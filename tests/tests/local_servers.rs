@@ -23,7 +23,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolKind};
-use optimclaw_agent::{Agent, AgentError, AgentOptions, ModelConfig, ToolCalls, Turn, WireFormat};
+use optimclaw_agent::{
+    Agent, AgentError, AgentOptions, CallReading, ModelConfig, ToolCalls, Turn, WireFormat,
+};
 use optimclaw_testkit::{FakeEndpoint, Reply};
 use serde_json::{Value, json};
 
@@ -128,8 +130,14 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
             .cloned()
             .unwrap_or(Output::Text("script exhausted"));
         let listed = tool_names(&body);
-        let (status, reply) = match (&output, server) {
-            (Output::Call(name, args), Server::Parsing) if body.get("tools").is_some() => {
+        // With `tool_choice: "none"` llama-server still renders `tools`
+        // through the template but parses nothing: the output comes back
+        // as the model wrote it.
+        let parses = server == Server::Parsing
+            && body.get("tools").is_some()
+            && body["tool_choice"] != "none";
+        let (status, reply) = match &output {
+            Output::Call(name, args) if parses => {
                 if listed.iter().any(|n| n == name) {
                     (
                         200,
@@ -141,14 +149,12 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
                     (500, Value::Null)
                 }
             }
-            (Output::CallThenMadeUp(..), Server::Parsing) if body.get("tools").is_some() => {
-                (500, Value::Null)
-            }
-            (Output::Call(name, args), _) => (
+            Output::CallThenMadeUp(..) if parses => (500, Value::Null),
+            Output::Call(name, args) => (
                 200,
                 json!({"role": "assistant", "content": json!({"name": name, "arguments": args}).to_string()}),
             ),
-            (Output::CallThenMadeUp(name, args), _) => (
+            Output::CallThenMadeUp(name, args) => (
                 200,
                 json!({"role": "assistant", "content": format!(
                     "{}\n{}",
@@ -156,11 +162,11 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
                     json!({"name": "small", "arguments": {"text": "small"}})
                 )}),
             ),
-            (Output::Fenced(name, args), _) => (
+            Output::Fenced(name, args) => (
                 200,
                 json!({"role": "assistant", "content": format!("```json\n{}\n```", json!({"name": name, "arguments": args}))}),
             ),
-            (Output::Text(text), _) => (200, json!({"role": "assistant", "content": text})),
+            Output::Text(text) => (200, json!({"role": "assistant", "content": text})),
         };
         if body["stream"] == true {
             // What parsed before the verdict: the right call, when there
@@ -274,6 +280,13 @@ fn calls() -> Arc<Mutex<Vec<(String, Value)>>> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_parsing_server_accepts_a_direct_call_of_the_attached_tool() {
+    // Read by the agent (the default here) or parsed by the server.
+    for reading in [CallReading::Auto, CallReading::Server] {
+        a_direct_call_of_the_attached_tool(reading).await;
+    }
+}
+
+async fn a_direct_call_of_the_attached_tool(reading: CallReading) {
     let local = serve(
         Server::Parsing,
         vec![
@@ -286,7 +299,11 @@ async fn a_parsing_server_accepts_a_direct_call_of_the_attached_tool() {
         ],
     );
     let log = calls();
-    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let mut agent = agent(
+        &local,
+        AgentOptions::default().with_call_reading(reading),
+        &log,
+    );
     let reply = agent
         .send("Encode the text 'hello world' as base64.")
         .await
@@ -380,7 +397,10 @@ async fn a_refused_call_is_asked_again_with_the_tools_in_the_system_prompt() {
         ],
     );
     let log = calls();
-    let mut agent = agent(&local, AgentOptions::default().with_preload(None), &log);
+    let options = AgentOptions::default()
+        .with_preload(None)
+        .with_call_reading(CallReading::Server);
+    let mut agent = agent(&local, options, &log);
     let reply = agent.send("What is (17 + 25) * 3?").await.unwrap();
     assert_eq!(reply.text, "126");
     assert_eq!(local.refused.load(Ordering::SeqCst), 1);
@@ -539,7 +559,9 @@ async fn a_reply_is_read_up_to_its_first_call_before_the_parser_refuses_it() {
             ],
         );
         let log = calls();
-        let mut agent = agent(&local, AgentOptions::default(), &log);
+        // The server parses (and would refuse the made-up call).
+        let options = AgentOptions::default().with_call_reading(CallReading::Server);
+        let mut agent = agent(&local, options, &log);
         let mut retries = 0;
         let reply = agent
             .send_with("Encode the text 'hello world' as base64.", |event| {
@@ -580,7 +602,9 @@ async fn read_whole_a_reply_with_a_made_up_call_is_refused() {
         ],
     );
     let log = calls();
-    let options = AgentOptions::default().with_first_call(FirstCall::Never);
+    let options = AgentOptions::default()
+        .with_first_call(FirstCall::Never)
+        .with_call_reading(CallReading::Server);
     let mut agent = agent(&local, options, &log);
     let _ = agent.send("Encode the text 'hello world' as base64.").await;
     // The stand-in is as strict as the server: the whole output refused,
@@ -618,4 +642,65 @@ async fn a_call_of_a_made_up_tool_is_answered_with_the_tools_it_may_mean() {
         "{text}"
     );
     assert_eq!(log.lock().unwrap().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn read_by_the_agent_no_call_is_refused() {
+    // A call names a tool that does not exist, a reply goes on after its
+    // call, and `calculate` is only listed in the note: a parsing server
+    // refuses all three when it parses.
+    let local = serve(
+        Server::Parsing,
+        vec![
+            Output::Call("encode_base64", json!({"text": "hello world"})),
+            Output::CallThenMadeUp("base64_encode", json!({"text": "hello world"})),
+            Output::Call("calculate", json!({"expression": "(17 + 25) * 3"})),
+            Output::Text("126, and aGVsbG8gd29ybGQ=."),
+        ],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default().with_preload(None), &log);
+    let reply = agent
+        .send("What is (17 + 25) * 3, and 'hello world' in base64?")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "126, and aGVsbG8gd29ybGQ=.");
+    assert_eq!(local.refused.load(Ordering::SeqCst), 0, "nothing refused");
+    assert_eq!(
+        log.lock().unwrap().as_slice(),
+        [
+            ("base64_encode".to_owned(), json!({"text": "hello world"})),
+            (
+                "calculate".to_owned(),
+                json!({"expression": "(17 + 25) * 3"})
+            ),
+        ]
+    );
+    let bodies = local.bodies.lock().unwrap();
+    assert_eq!(bodies.len(), 4);
+    for body in bodies.iter() {
+        // The tools go to the server's template; the server parses nothing.
+        assert_eq!(body["tool_choice"], "none", "{body}");
+        assert!(tool_names(body).contains(&"tool_info".to_owned()));
+    }
+    // The made-up tool was answered with the one it may have meant.
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    let result = messages.last().unwrap();
+    assert_eq!(result["role"], "tool");
+    let text = result["content"].as_str().unwrap();
+    assert!(text.contains("base64_encode"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_providers_own_api_and_a_remote_server_parse_their_calls() {
+    for (base_first_party, reading) in [(true, CallReading::Auto), (false, CallReading::Server)] {
+        let local = serve(Server::Parsing, vec![Output::Text("Done.")]);
+        let model = ModelConfig::new(WireFormat::OpenAiChat, local.base.clone(), "m")
+            .with_first_party(base_first_party);
+        let options = AgentOptions::default().with_call_reading(reading);
+        let mut agent = Agent::new(Session::new(registry(calls())), model, options).unwrap();
+        agent.send("hi").await.unwrap();
+        let body = &local.bodies.lock().unwrap()[0];
+        assert!(body.get("tool_choice").is_none(), "{body}");
+    }
 }

@@ -5,7 +5,10 @@
 //! Usage: `real_model --base-url URL --model NAME [--set FILE] [--modes a,b]
 //! [--label TEXT]` (or `bash bench/real_model.sh`, which starts the server).
 //! Modes: `eager`, `lazy` (the default: bridge and preload), `lazy-append`,
-//! `lazy-no-preload`, `code` (code mode), `text` (lazy, no `tools` field).
+//! `lazy-no-preload`, `code` (code mode), `text` (lazy, no `tools` field);
+//! `eager-server` and `lazy-server` are eager and lazy with the server
+//! reading the calls (`CallReading::Server`) where the default has the
+//! agent read them on a local server.
 //!
 //! Per task: done (the right tool with the right arguments, and the
 //! expected words in the answer), requests, prompt tokens, wall time,
@@ -18,7 +21,7 @@ use std::time::Instant;
 use assistant::chat::ChatSettings;
 use assistant::{App, AppConfig};
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
-use optimclaw_agent::AgentEvent;
+use optimclaw_agent::{AgentEvent, CallReading};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -60,6 +63,10 @@ fn arg(name: &str) -> Option<String> {
 }
 
 fn settings(mode: &str, base: &str, model: &str) -> Result<ChatSettings, String> {
+    let (mode, server_reads) = match mode.strip_suffix("-server") {
+        Some(mode) => (mode, true),
+        None => (mode, false),
+    };
     let lazy = match mode {
         "eager" => LazyConfig::eager(),
         "code" => LazyConfig::lazy().with_code_mode(true),
@@ -72,6 +79,9 @@ fn settings(mode: &str, base: &str, model: &str) -> Result<ChatSettings, String>
         "lazy-no-preload" => settings.preload = false,
         "text" => settings.text_tools = true,
         _ => {}
+    }
+    if server_reads {
+        settings.call_reading = CallReading::Server;
     }
     // llama-server's per-chunk timings: the prompt tokens of a reply read
     // only up to its first call (FirstCall), which the server would

@@ -13,7 +13,7 @@ use assistant::cli::{self, chosen_mode, print_json, tools};
 use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
 use optimclaw::{LazyConfig, LoadStrategy, Registry};
-use optimclaw_agent::{CacheTtl, Compaction, FirstCall, ListLoaded, PromptCache};
+use optimclaw_agent::{CacheTtl, CallReading, Compaction, FirstCall, ListLoaded, PromptCache};
 use optimclaw_mcp::HttpLimits;
 use serde_json::Value;
 
@@ -229,14 +229,17 @@ enum Command {
         #[arg(long)]
         text_tools: bool,
         /// Attached and loaded tools also in the request's `tools`: auto (every endpoint but OpenAI's and Anthropic's own APIs), always or never.
-        #[arg(long, default_value = "auto")]
-        list_loaded: String,
+        #[arg(long, default_value = "auto", value_parser = list_loaded_flag)]
+        list_loaded: ListLoaded,
         /// The most tokens one reply may have.
         #[arg(long, default_value_t = 2048)]
         max_tokens: u32,
         /// Read a reply only up to its first complete tool call: auto (servers on this machine or a private network), always or never.
-        #[arg(long, default_value = "auto")]
-        first_call: String,
+        #[arg(long, default_value = "auto", value_parser = first_call_flag)]
+        first_call: FirstCall,
+        /// Who reads the model's tool calls: auto (the agent for servers on this machine or a private network, which then get `tool_choice: "none"` and never refuse a call; the server elsewhere), server or agent.
+        #[arg(long, default_value = "auto", value_parser = call_reading_flag)]
+        call_reading: CallReading,
         /// A JSON object of fields added to every request, for what a server takes beyond the wire format (e.g. '{"timings_per_token": true}' for llama.cpp).
         #[arg(long)]
         extra_body: Option<String>,
@@ -413,6 +416,7 @@ async fn run(cli: Cli) -> Result<(), String> {
             list_loaded,
             max_tokens,
             first_call,
+            call_reading,
             extra_body,
         } => {
             let compaction = match (compact_at, compact_to) {
@@ -453,27 +457,10 @@ async fn run(cli: Cli) -> Result<(), String> {
             settings.stream = stream;
             settings.compaction = compaction;
             settings.text_tools = text_tools;
-            settings.list_loaded = match list_loaded.as_str() {
-                "auto" => ListLoaded::Auto,
-                "always" => ListLoaded::Always,
-                "never" => ListLoaded::Never,
-                other => {
-                    return Err(format!(
-                        "unknown --list-loaded {other:?}; use auto, always or never"
-                    ));
-                }
-            };
+            settings.list_loaded = list_loaded;
             settings.model.max_tokens = max_tokens;
-            settings.first_call = match first_call.as_str() {
-                "auto" => FirstCall::Auto,
-                "always" => FirstCall::Always,
-                "never" => FirstCall::Never,
-                other => {
-                    return Err(format!(
-                        "unknown --first-call {other:?}; use auto, always or never"
-                    ));
-                }
-            };
+            settings.first_call = first_call;
+            settings.call_reading = call_reading;
             if let Some(extra) = extra_body {
                 let fields = match serde_json::from_str::<serde_json::Value>(&extra) {
                     Ok(serde_json::Value::Object(fields)) => fields,
@@ -506,5 +493,41 @@ async fn main() {
     if let Err(e) = run(cli).await {
         eprintln!("error: {e}");
         std::process::exit(1);
+    }
+}
+
+/// `--list-loaded`: auto, always or never.
+fn list_loaded_flag(value: &str) -> Result<ListLoaded, String> {
+    match value {
+        "auto" => Ok(ListLoaded::Auto),
+        "always" => Ok(ListLoaded::Always),
+        "never" => Ok(ListLoaded::Never),
+        other => Err(format!(
+            "unknown value {other:?}; use auto, always or never"
+        )),
+    }
+}
+
+/// `--first-call`: auto, always or never.
+fn first_call_flag(value: &str) -> Result<FirstCall, String> {
+    match value {
+        "auto" => Ok(FirstCall::Auto),
+        "always" => Ok(FirstCall::Always),
+        "never" => Ok(FirstCall::Never),
+        other => Err(format!(
+            "unknown value {other:?}; use auto, always or never"
+        )),
+    }
+}
+
+/// `--call-reading`: auto, server or agent.
+fn call_reading_flag(value: &str) -> Result<CallReading, String> {
+    match value {
+        "auto" => Ok(CallReading::Auto),
+        "server" => Ok(CallReading::Server),
+        "agent" => Ok(CallReading::Agent),
+        other => Err(format!(
+            "unknown value {other:?}; use auto, server or agent"
+        )),
     }
 }

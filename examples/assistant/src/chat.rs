@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use optimclaw::preload::PreloadOptions;
 use optimclaw::{LazyConfig, LoadStrategy, Registry, Session, ToolContext};
 use optimclaw_agent::{
-    Agent, AgentEvent, AgentOptions, CacheTtl, Compaction, FirstCall, ListLoaded, ModelConfig,
-    PromptCache, ToolCalls, WireFormat,
+    Agent, AgentEvent, AgentOptions, CacheTtl, CallReading, Compaction, FirstCall, ListLoaded,
+    ModelConfig, PromptCache, ToolCalls, WireFormat,
 };
 use serde_json::json;
 
@@ -62,6 +62,8 @@ pub struct ChatSettings {
     pub list_loaded: ListLoaded,
     /// Whether a reply is read only up to its first complete call.
     pub first_call: FirstCall,
+    /// Who reads the model's calls: the server or the agent.
+    pub call_reading: CallReading,
 }
 
 impl ChatSettings {
@@ -93,6 +95,7 @@ impl ChatSettings {
             text_tools: false,
             list_loaded: ListLoaded::Auto,
             first_call: FirstCall::Auto,
+            call_reading: CallReading::Auto,
         })
     }
 
@@ -112,6 +115,7 @@ impl ChatSettings {
             .with_compaction(self.compaction)
             .with_list_loaded(self.list_loaded)
             .with_first_call(self.first_call)
+            .with_call_reading(self.call_reading)
             .with_tool_calls(if self.text_tools {
                 ToolCalls::Text
             } else {

@@ -68,6 +68,7 @@ fn settings(base: &str) -> ChatSettings {
         text_tools: false,
         list_loaded: ListLoaded::Auto,
         first_call: optimclaw_agent::FirstCall::Auto,
+        call_reading: optimclaw_agent::CallReading::Auto,
     }
 }
 

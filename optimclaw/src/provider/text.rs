@@ -265,7 +265,8 @@ pub struct WrittenCall {
 /// - the whole reply one JSON object `{"name": …, "arguments": {…}}`, an
 ///   array of them, or several one per line, with at most
 ///   [`MAX_CALL_PROSE`] characters of text after them or a last object
-///   cut short (a reply that ran into its output cap);
+///   cut short (a reply that ran into its output cap), also after
+///   Mistral's `[TOOL_CALLS]` or Llama 3's `<|python_tag|>`;
 /// - fenced blocks (` ```json ` or plain) holding such objects, with at
 ///   most [`MAX_CALL_PROSE`] characters of text outside them.
 ///
@@ -313,6 +314,9 @@ pub fn read_text_calls(text: &str, is_tool: impl Fn(&str) -> bool) -> Option<Vec
     (!calls.is_empty()).then_some(calls)
 }
 
+/// Tokens a chat template may put before a model's calls, read past.
+const CALL_MARKERS: [&str; 2] = ["[TOOL_CALLS]", "<|python_tag|>"];
+
 /// `<tool_call>…</tool_call>` blocks (the closing tag may be missing at
 /// the end of the reply).
 fn tagged(text: &str) -> Option<Vec<Value>> {
@@ -333,7 +337,14 @@ fn tagged(text: &str) -> Option<Vec<Value>> {
 /// in a row followed by at most [`MAX_CALL_PROSE`] characters of text or
 /// by an object cut short (a reply that ran into its output cap).
 fn whole(text: &str) -> Option<Vec<Value>> {
-    let trimmed = text.trim();
+    let mut trimmed = text.trim();
+    // The markers some models' templates put before their calls when the
+    // server does not parse them: Mistral's and Llama 3's.
+    for marker in CALL_MARKERS {
+        if let Some(rest) = trimmed.strip_prefix(marker) {
+            trimmed = rest.trim_start();
+        }
+    }
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return None;
     }

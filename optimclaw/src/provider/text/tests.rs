@@ -38,6 +38,11 @@ fn fenced_blocks_tags_and_arrays_are_calls() {
     let short_prose =
         "Sure:\n```\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"3\"}}\n```";
     assert_eq!(names(short_prose).unwrap(), ["calculate"]);
+    // Mistral's and Llama 3's markers before the calls.
+    let mistral = "[TOOL_CALLS][{\"name\": \"calculate\", \"arguments\": {\"expression\": \"5\"}}]";
+    assert_eq!(names(mistral).unwrap(), ["calculate"]);
+    let llama = "<|python_tag|>{\"name\": \"calculate\", \"parameters\": {\"expression\": \"6\"}}";
+    assert_eq!(names(llama).unwrap(), ["calculate"]);
     // The text dialect's own shape is read too.
     let dialect = "```json\n{\"tool\": \"calculate\", \"arguments\": {\"expression\": \"4\"}}\n```";
     assert_eq!(names(dialect).unwrap(), ["calculate"]);
