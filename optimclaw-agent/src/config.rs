@@ -114,15 +114,19 @@ pub struct AgentOptions {
     pub list_loaded: ListLoaded,
     /// End the turn when the model stops making progress (default on):
     /// the same failing call twice in a row ends it with
-    /// [`AgentError::NoProgress`](crate::AgentError::NoProgress); a tool
+    /// [`AgentError::NoProgress`](crate::AgentError::NoProgress), or with
+    /// the last result of a tool that succeeded earlier in the turn as the
+    /// answer when there is one; a tool
     /// called again with the same arguments after it succeeded, or fed its
     /// own last result, or a call of a tool that does not exist right after
     /// one succeeded, ends it with that result as the answer.
     pub stop_when_stuck: bool,
     /// Take the noise small models add to valid arguments (an extra field
-    /// beside the required ones, a number sent as text): see
+    /// beside the required ones, a number sent as text, for a read-only
+    /// tool one field under another name): see
     /// [`CallOptions::lenient`](optimclaw::CallOptions::lenient). Never
-    /// changes a string value, so paths and names stay exact. Default on.
+    /// changes a string value, and never fills a path, address, scope or
+    /// secret from another field. Default on.
     pub lenient_arguments: bool,
     /// Read a reply only up to its first complete tool call
     /// ([`FirstCall`]; default [`FirstCall::Auto`]: on for servers on this

@@ -10,8 +10,12 @@
 //!   `small({"size": 10})`).
 //!
 //! The first ends the turn with [`AgentError::NoProgress`](crate::AgentError)
-//! naming the call and its error; the others end it with the result
-//! already in hand as the answer. `tool_info` is left to the search guard.
+//! naming the call and its error, unless a tool succeeded earlier in the
+//! turn: then, like the others, it ends with the result already in hand
+//! (the last success) as the answer. A small model that got its answer
+//! often wanders on to a call that fails (`url_parse` answered, then
+//! `http` to the same URL, refused twice). `tool_info` is left to the
+//! search guard.
 
 use serde_json::Value;
 
@@ -33,6 +37,8 @@ pub(super) enum Verdict {
 #[derive(Default)]
 pub(super) struct ProgressGuard {
     last: Option<(String, Value, Result<Value, String>)>,
+    /// The last result of a tool (not `tool_info`) that succeeded.
+    succeeded: Option<Value>,
 }
 
 impl ProgressGuard {
@@ -59,9 +65,12 @@ impl ProgressGuard {
             return Verdict::Go;
         }
         match outcome {
-            Err(error) if new_args == args => Verdict::Repeated {
-                tool: name.clone(),
-                error: error.clone(),
+            Err(error) if new_args == args => match &self.succeeded {
+                Some(result) => Verdict::Answered(answer_text(result)),
+                None => Verdict::Repeated {
+                    tool: name.clone(),
+                    error: error.clone(),
+                },
             },
             Ok(result) if new_args == args || fed_back(new_args, result) => {
                 Verdict::Answered(answer_text(result))
@@ -73,19 +82,29 @@ impl ProgressGuard {
     /// Remembers the calls just run (only a lone call is remembered: a
     /// reply with several calls is progress of its own).
     pub(super) fn record(&mut self, calls: &[ToolCallRequest], outcomes: &[ToolOutcome]) {
+        for (call, outcome) in calls.iter().zip(outcomes) {
+            if !outcome.is_error && call.name != TOOL_INFO {
+                self.succeeded = Some(result_value(outcome));
+            }
+        }
         self.last = match (calls, outcomes) {
             ([call], [outcome]) => call.arguments.as_ref().ok().map(|args| {
                 let result = if outcome.is_error {
                     Err(outcome.content.clone())
                 } else {
-                    Ok(serde_json::from_str(&outcome.content)
-                        .unwrap_or_else(|_| Value::String(outcome.content.clone())))
+                    Ok(result_value(outcome))
                 };
                 (call.name.clone(), args.clone(), result)
             }),
             _ => None,
         };
     }
+}
+
+/// A successful outcome's content as JSON (text that is no JSON as a string).
+fn result_value(outcome: &ToolOutcome) -> Value {
+    serde_json::from_str(&outcome.content)
+        .unwrap_or_else(|_| Value::String(outcome.content.clone()))
 }
 
 /// Whether an argument of the new call is the tool's own last result.
@@ -203,6 +222,36 @@ mod tests {
         // After a failure it is left to run (and fail).
         guard.record(std::slice::from_ref(&decode), &[outcome("{}", true)]);
         assert_eq!(guard.judge(&[made_up], tool), Verdict::Go);
+    }
+
+    #[test]
+    fn a_call_failing_twice_after_a_success_ends_with_that_success() {
+        let mut guard = ProgressGuard::default();
+        let parse = call("url_parse", json!({"url": "https://example.com:8080/"}));
+        guard.record(
+            std::slice::from_ref(&parse),
+            &[outcome("{\"port\":8080}", false)],
+        );
+        let fetch = call("http", json!({"url": "https://example.com:8080/"}));
+        assert_eq!(guard.judge(std::slice::from_ref(&fetch), tool), Verdict::Go);
+        guard.record(
+            std::slice::from_ref(&fetch),
+            &[outcome("not allowed", true)],
+        );
+        assert_eq!(
+            guard.judge(&[fetch], tool),
+            Verdict::Answered("{\"port\":8080}".into())
+        );
+        // A search is no success to answer with.
+        let mut guard = ProgressGuard::default();
+        let search = call(TOOL_INFO, json!({"query": "url"}));
+        guard.record(std::slice::from_ref(&search), &[outcome("{}", false)]);
+        let bad = call("url_parse", json!({"link": "x"}));
+        guard.record(std::slice::from_ref(&bad), &[outcome("bad", true)]);
+        assert!(matches!(
+            guard.judge(&[bad], tool),
+            Verdict::Repeated { .. }
+        ));
     }
 
     #[test]

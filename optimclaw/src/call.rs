@@ -35,7 +35,13 @@ pub struct CallOptions {
     ///   taking `text`);
     /// - an object or array sent as a JSON text is parsed, a number sent
     ///   as a numeric string becomes the number, `"true"`/`"false"` the
-    ///   boolean, where the schema asks for that type.
+    ///   boolean, where the schema asks for that type;
+    /// - for a tool marked `read_only` and not `open_world`, the one field
+    ///   the tool does not have is read as its one missing required field
+    ///   when the value is of that field's type (`{"input": "hi"}` for a
+    ///   tool taking `text`), unless the field's name is of a path, file,
+    ///   directory, URL, host, scope, key, token, secret, password,
+    ///   credential or command.
     ///
     /// A value whose schema is a string is never changed, so paths, names,
     /// scopes and secrets reach the tool exactly as sent; everything else

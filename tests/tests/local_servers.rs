@@ -40,6 +40,8 @@ enum Server {
 enum Output {
     /// A call, written as its template writes calls.
     Call(&'static str, Value),
+    /// A call whose arguments are a text, not an object.
+    TextArguments(&'static str, &'static str),
     /// A call written as a fenced json block (own template only).
     Fenced(&'static str, Value),
     /// A right call, then a call of a tool the model made up after it (a
@@ -130,6 +132,23 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
             .cloned()
             .unwrap_or(Output::Text("script exhausted"));
         let listed = tool_names(&body);
+        // llama-server parses the history's call arguments as JSON.
+        let history_ok = body["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|m| m["tool_calls"].as_array().into_iter().flatten())
+            .all(|c| {
+                c.pointer("/function/arguments")
+                    .and_then(Value::as_str)
+                    .is_some_and(|a| serde_json::from_str::<Value>(a).is_ok())
+            });
+        if !history_ok {
+            refusals.fetch_add(1, Ordering::SeqCst);
+            let error = json!({"error": {"code": 500, "message": "Failed to parse tool call arguments as JSON", "type": "server_error"}});
+            return Reply::text(500, error.to_string())
+                .with_header("content-type", "application/json");
+        }
         // With `tool_choice: "none"` llama-server still renders `tools`
         // through the template but parses nothing: the output comes back
         // as the model wrote it.
@@ -161,6 +180,10 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
                     json!({"name": name, "arguments": args}),
                     json!({"name": "small", "arguments": {"text": "small"}})
                 )}),
+            ),
+            Output::TextArguments(name, text) => (
+                200,
+                json!({"role": "assistant", "content": json!({"name": name, "arguments": text}).to_string()}),
             ),
             Output::Fenced(name, args) => (
                 200,
@@ -703,4 +726,26 @@ async fn the_providers_own_api_and_a_remote_server_parse_their_calls() {
         let body = &local.bodies.lock().unwrap()[0];
         assert!(body.get("tool_choice").is_none(), "{body}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn arguments_written_as_text_go_back_as_json() {
+    let local = serve(
+        Server::Parsing,
+        vec![
+            Output::TextArguments("base64_encode", "Lazy tools"),
+            Output::Call("base64_encode", json!({"text": "lazy tools"})),
+            Output::Text("bGF6eSB0b29scw=="),
+        ],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent.send("Convert 'lazy tools' to base64.").await.unwrap();
+    assert_eq!(reply.text, "bGF6eSB0b29scw==");
+    assert_eq!(local.refused.load(Ordering::SeqCst), 0);
+    // The text the model wrote goes back as a JSON string, its error beside it.
+    let bodies = local.bodies.lock().unwrap();
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    let call = &messages[messages.len() - 2]["tool_calls"][0]["function"];
+    assert_eq!(call["arguments"], "\"Lazy tools\"");
 }

@@ -265,7 +265,8 @@ pub struct WrittenCall {
 /// - the whole reply one JSON object `{"name": …, "arguments": {…}}`, an
 ///   array of them, or several one per line, with at most
 ///   [`MAX_CALL_PROSE`] characters of text after them or a last object
-///   cut short (a reply that ran into its output cap), also after
+///   cut short (a reply that ran into its output cap), or one object
+///   short of its last closing brace, also after
 ///   Mistral's `[TOOL_CALLS]` or Llama 3's `<|python_tag|>`;
 /// - fenced blocks (` ```json ` or plain) holding such objects, with at
 ///   most [`MAX_CALL_PROSE`] characters of text outside them.
@@ -348,7 +349,24 @@ fn whole(text: &str) -> Option<Vec<Value>> {
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         return None;
     }
-    json_objects(trimmed).or_else(|| leading_objects(trimmed))
+    json_objects(trimmed)
+        .or_else(|| leading_objects(trimmed))
+        .or_else(|| short_of_one_brace(trimmed))
+}
+
+/// A reply that is one object but for its last closing brace: small models
+/// miscount the braces that close a call (`{"name": "f", "arguments":
+/// {"x": 1}` and the end of the reply). Only one brace is added, so the
+/// arguments are whole as the model wrote them; anything else cut short
+/// stays unread.
+fn short_of_one_brace(text: &str) -> Option<Vec<Value>> {
+    if !text.starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str::<Value>(&format!("{text}}}")) {
+        Ok(Value::Object(map)) => Some(vec![Value::Object(map)]),
+        _ => None,
+    }
 }
 
 fn leading_objects(text: &str) -> Option<Vec<Value>> {

@@ -116,3 +116,22 @@ fn the_strict_reader_and_the_lenient_one_share_fences() {
     assert_eq!(blocks, [("json", "{}\n")]);
     assert_eq!(prose, "intro".len() + "outro".len());
 }
+
+#[test]
+fn a_call_short_of_its_last_brace_is_read_whole() {
+    let short = r#"{"name": "base64_encode", "arguments": {"text": "hello world"}"#;
+    let calls = read_text_calls(short, tools).unwrap();
+    assert_eq!(calls[0].tool, "base64_encode");
+    assert_eq!(calls[0].raw_arguments, r#"{"text":"hello world"}"#);
+    // The bridge's call, one brace short.
+    let bridged = r#"{"name": "tool_info", "arguments": {"name": "x", "arguments": {"a": "b"}}"#;
+    assert_eq!(names(bridged).unwrap(), ["tool_info"]);
+    // Two braces short, or cut inside a string: not read.
+    for cut in [
+        r#"{"name": "calculate", "arguments": {"expression": "1""#,
+        r#"{"name": "calculate", "arguments": {"expression": "1"#,
+        r#"{"name": "calculate", "arguments": {"expression": "1"}, "#,
+    ] {
+        assert!(read_text_calls(cut, tools).is_none(), "{cut}");
+    }
+}
