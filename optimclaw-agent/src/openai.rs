@@ -81,7 +81,7 @@ pub(super) fn request(
                             json!({
                                 "id": c.id,
                                 "type": "function",
-                                "function": {"name": c.name, "arguments": history_arguments(&c.raw_arguments)},
+                                "function": {"name": c.name, "arguments": c.raw_arguments},
                             })
                         })
                         .collect();
@@ -116,21 +116,6 @@ pub(super) fn request(
         body["tools"] = Value::Array(tools.to_vec());
     }
     body
-}
-
-/// A call's arguments as the history sends them back: as the model wrote
-/// them when they are JSON, else as a JSON string of that text (`{}` for
-/// none). Servers that render the history through a chat template
-/// (llama.cpp, vLLM) parse them, and answer HTTP 500 for text that is not
-/// JSON (`"arguments": "hello"` from a model that wrote its call as text).
-fn history_arguments(raw: &str) -> String {
-    if raw.trim().is_empty() {
-        return "{}".to_owned();
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(_) => raw.to_owned(),
-        Err(_) => Value::String(raw.to_owned()).to_string(),
-    }
 }
 
 /// Reads a chat completion; `Err` says what is missing.

@@ -24,10 +24,25 @@ pub(super) fn read(
                 id: format!("text_call_{}", first_id + i),
                 name: call.tool,
                 arguments: parse_arguments(&call.raw_arguments),
-                raw_arguments: call.raw_arguments,
+                raw_arguments: json_text(call.raw_arguments),
             })
             .collect(),
     )
+}
+
+/// A written call's arguments as the history sends them back: as written
+/// when they are JSON, else as a JSON string of that text (`{}` for none).
+/// Servers that render the history through a chat template (llama.cpp,
+/// vLLM) parse them, and refuse the request for text that is not JSON
+/// (`{"name": "f", "arguments": "hello"}`).
+fn json_text(raw: String) -> String {
+    if raw.trim().is_empty() {
+        return "{}".to_owned();
+    }
+    match serde_json::from_str::<serde_json::Value>(&raw) {
+        Ok(_) => raw,
+        Err(_) => serde_json::Value::String(raw).to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -55,6 +70,8 @@ mod tests {
             calls[1].arguments.is_err(),
             "not an object: told to the model"
         );
+        // Text that is no JSON goes back in the history as a JSON string.
+        assert_eq!(calls[1].raw_arguments, r#""2+2""#);
         assert!(read("The answer is 4.", tools, 0).is_none());
     }
 }
