@@ -101,8 +101,15 @@ impl Agent {
         match self.options.first_call {
             FirstCall::Always => true,
             FirstCall::Never => false,
-            _ => self.model.is_local() && !self.model.is_first_party(),
+            _ => self.on_local_server(),
         }
+    }
+
+    /// Whether the endpoint is on this machine or a private network and
+    /// not marked as the provider's own API: where the `Auto` settings for
+    /// small models apply.
+    fn on_local_server(&self) -> bool {
+        self.model.is_local() && !self.model.is_first_party()
     }
 
     /// Whether the agent, not the server, reads the model's calls
@@ -116,7 +123,7 @@ impl Agent {
         match self.options.call_reading {
             CallReading::Agent => true,
             CallReading::Server => false,
-            _ => self.model.is_local() && !self.model.is_first_party(),
+            _ => self.on_local_server(),
         }
     }
 

@@ -498,36 +498,48 @@ async fn main() {
 
 /// `--list-loaded`: auto, always or never.
 fn list_loaded_flag(value: &str) -> Result<ListLoaded, String> {
-    match value {
-        "auto" => Ok(ListLoaded::Auto),
-        "always" => Ok(ListLoaded::Always),
-        "never" => Ok(ListLoaded::Never),
-        other => Err(format!(
-            "unknown value {other:?}; use auto, always or never"
-        )),
-    }
+    one_of(
+        value,
+        &[
+            ("auto", ListLoaded::Auto),
+            ("always", ListLoaded::Always),
+            ("never", ListLoaded::Never),
+        ],
+    )
 }
 
 /// `--first-call`: auto, always or never.
 fn first_call_flag(value: &str) -> Result<FirstCall, String> {
-    match value {
-        "auto" => Ok(FirstCall::Auto),
-        "always" => Ok(FirstCall::Always),
-        "never" => Ok(FirstCall::Never),
-        other => Err(format!(
-            "unknown value {other:?}; use auto, always or never"
-        )),
-    }
+    one_of(
+        value,
+        &[
+            ("auto", FirstCall::Auto),
+            ("always", FirstCall::Always),
+            ("never", FirstCall::Never),
+        ],
+    )
 }
 
 /// `--call-reading`: auto, server or agent.
 fn call_reading_flag(value: &str) -> Result<CallReading, String> {
-    match value {
-        "auto" => Ok(CallReading::Auto),
-        "server" => Ok(CallReading::Server),
-        "agent" => Ok(CallReading::Agent),
-        other => Err(format!(
-            "unknown value {other:?}; use auto, server or agent"
-        )),
-    }
+    one_of(
+        value,
+        &[
+            ("auto", CallReading::Auto),
+            ("server", CallReading::Server),
+            ("agent", CallReading::Agent),
+        ],
+    )
+}
+
+/// The choice named `value`, or an error listing the names.
+fn one_of<T: Copy>(value: &str, choices: &[(&str, T)]) -> Result<T, String> {
+    choices
+        .iter()
+        .find(|(name, _)| *name == value)
+        .map(|(_, choice)| *choice)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+            format!("unknown value {value:?}; use {}", names.join(", "))
+        })
 }

@@ -100,7 +100,7 @@ fn rename_lone_field(
     let fits = match props.get(target).and_then(single_type) {
         // An integer field given a fraction is still refused, by the check
         // that follows.
-        Some(wanted) => schema::json_type_name(&map[sent]) == schema_article(wanted),
+        Some(wanted) => schema::json_type_name(&map[sent]) == article(wanted),
         None => false,
     };
     if fits {
@@ -109,15 +109,6 @@ fn rename_lone_field(
             taken.push(format!("`{sent}` read as `{target}`"));
             map.insert(target.to_owned(), value);
         }
-    }
-}
-
-/// [`schema::json_type_name`]'s words for any schema type.
-fn schema_article(wanted: &str) -> &'static str {
-    match wanted {
-        "string" => "a string",
-        "null" => "null",
-        other => article(other),
     }
 }
 
@@ -162,6 +153,8 @@ fn parse_as(value: &Value, wanted: &str) -> Option<Value> {
 /// [`schema::json_type_name`]'s words for a schema type.
 fn article(wanted: &str) -> &'static str {
     match wanted {
+        "string" => "a string",
+        "null" => "null",
         "object" => "an object",
         "array" => "an array",
         "boolean" => "a boolean",
