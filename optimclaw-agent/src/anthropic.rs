@@ -136,6 +136,7 @@ pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
             ..RequestUsage::default()
         },
         paused: reply.get("stop_reason").and_then(Value::as_str) == Some("pause_turn"),
+        repetition: None,
     })
 }
 

@@ -70,6 +70,18 @@ pub enum AgentError {
         /// The error the call got each time.
         error: String,
     },
+    /// The model's reply went into a loop, the same text over and over
+    /// (read on local servers, where small models do this until the token
+    /// cap); reading stopped there.
+    #[error(
+        "the model's reply went into a loop, repeating \"{block}\" to the end; stopped reading it after {chars} characters (the conversation is kept)"
+    )]
+    Repetition {
+        /// The start of the repeated text.
+        block: String,
+        /// The characters read before reading stopped.
+        chars: usize,
+    },
     /// [`CancelHandle::cancel`](crate::CancelHandle::cancel) was called.
     #[error("cancelled")]
     Cancelled,
@@ -90,6 +102,7 @@ impl AgentError {
             AgentError::Unavailable { .. } => "unavailable",
             AgentError::StepLimit { .. } => "step_limit",
             AgentError::NoProgress { .. } => "no_progress",
+            AgentError::Repetition { .. } => "repetition",
             AgentError::Cancelled => "cancelled",
             AgentError::Schema(_) => "schema",
         }

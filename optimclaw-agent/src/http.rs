@@ -86,8 +86,11 @@ impl Agent {
                         )
                         .await;
                         let failure = match read {
-                            Ok(value) => match self.parse_value(&value) {
-                                Ok(reply) => return Ok(reply),
+                            Ok(streamed) => match self.parse_value(&streamed.value) {
+                                Ok(mut reply) => {
+                                    reply.repetition = streamed.repetition;
+                                    return Ok(reply);
+                                }
                                 Err(message) => Failure::retry(message, None),
                             },
                             Err(super::stream::StreamError::Retry(message)) => {

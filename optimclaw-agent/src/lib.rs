@@ -383,6 +383,30 @@ impl Agent {
             self.measure_tools(&mut usage, &rendered.tools, rendered.system.as_deref());
             on_event(AgentEvent::Usage(&usage));
             self.usage.push(usage);
+            if reply.calls.is_empty()
+                && let Some(repetition) = reply.repetition.take()
+            {
+                // A reply cut where it went into a loop: the result in hand
+                // answers, or the turn ends saying so. The text up to the
+                // loop's first copy stays in the history.
+                let in_hand = progress.in_hand().filter(|_| self.options.stop_when_stuck);
+                self.transcript.push(Turn::Assistant {
+                    text: in_hand.clone().unwrap_or(reply.text),
+                    calls: Vec::new(),
+                    native: None,
+                });
+                return match in_hand {
+                    Some(text) => Ok(Reply {
+                        text,
+                        requests,
+                        tool_calls,
+                    }),
+                    None => Err(AgentError::Repetition {
+                        block: repetition.block,
+                        chars: repetition.chars,
+                    }),
+                };
+            }
             if reply.calls.is_empty() {
                 let text = reply.text.clone();
                 self.transcript.push(Turn::Assistant {

@@ -183,6 +183,7 @@ pub(super) fn parse(reply: &Value) -> Result<ModelReply, String> {
             ..RequestUsage::default()
         },
         paused: false,
+        repetition: None,
     })
 }
 

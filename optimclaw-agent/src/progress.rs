@@ -5,7 +5,9 @@
 //!   arguments), whatever the error said;
 //! - they call a tool again after it succeeded: with the same arguments, or
 //!   fed its own last result (`calculate` returned `126`, then
-//!   `calculate({"expression": "126"})`), or they call a tool that does not
+//!   `calculate({"expression": "126"})`; `time` returned `{"datetime": …,
+//!   "weekday": …, "utc_offset": …}` and was called with those fields), or
+//!   they call a tool that does not
 //!   exist after one succeeded (`base64_decode` answered, then
 //!   `small({"size": 10})`).
 //!
@@ -72,11 +74,17 @@ impl ProgressGuard {
                     error: error.clone(),
                 },
             },
-            Ok(result) if new_args == args || fed_back(new_args, result) => {
+            Ok(result) if new_args == args || fed_back(new_args, args, result) => {
                 Verdict::Answered(answer_text(result))
             }
             _ => Verdict::Go,
         }
+    }
+
+    /// The last successful result of the turn (not `tool_info`'s), as the
+    /// answer's text.
+    pub(super) fn in_hand(&self) -> Option<String> {
+        self.succeeded.as_ref().map(answer_text)
     }
 
     /// Remembers the calls just run (only a lone call is remembered: a
@@ -107,8 +115,28 @@ fn result_value(outcome: &ToolOutcome) -> Value {
         .unwrap_or_else(|_| Value::String(outcome.content.clone()))
 }
 
-/// Whether an argument of the new call is the tool's own last result.
-fn fed_back(args: &Value, result: &Value) -> bool {
+/// Whether the new call is fed the tool's own last result: an argument is
+/// that result (a string or a number), or, for a result that is an object,
+/// the call copies most of its fields: at least two, and at least half of
+/// its scalar fields, each a value the last call did not send. A call that
+/// takes one field on (a cursor to the next page) is progress.
+fn fed_back(args: &Value, last_args: &Value, result: &Value) -> bool {
+    let Some(map) = args.as_object() else {
+        return false;
+    };
+    if let Value::Object(fields) = result {
+        let scalar = |v: &Value| !v.is_object() && !v.is_array() && !v.is_null();
+        let scalars = fields.values().filter(|v| scalar(v)).count();
+        let copied = fields
+            .iter()
+            .filter(|(key, value)| {
+                scalar(value)
+                    && map.get(*key) == Some(value)
+                    && last_args.get(key.as_str()) != Some(value)
+            })
+            .count();
+        return copied >= 2 && 2 * copied >= scalars;
+    }
     let result_text = match result {
         Value::String(s) => s.trim().to_owned(),
         Value::Number(n) => n.to_string(),
@@ -117,12 +145,10 @@ fn fed_back(args: &Value, result: &Value) -> bool {
     if result_text.is_empty() {
         return false;
     }
-    args.as_object().is_some_and(|map| {
-        map.values().any(|v| match v {
-            Value::String(s) => s.trim() == result_text,
-            Value::Number(n) => n.to_string() == result_text,
-            _ => false,
-        })
+    map.values().any(|v| match v {
+        Value::String(s) => s.trim() == result_text,
+        Value::Number(n) => n.to_string() == result_text,
+        _ => false,
     })
 }
 
@@ -198,6 +224,35 @@ mod tests {
         assert_eq!(guard.judge(&[first], tool), Verdict::Answered("126".into()));
         let other = call("calculate", json!({"expression": "126 / 2"}));
         assert_eq!(guard.judge(&[other], tool), Verdict::Go);
+        // A result object whose fields come back as arguments.
+        let mut guard = ProgressGuard::default();
+        let now = json!({"datetime": "2026-12-07T09:03:08+01:00", "timezone": "Europe/Paris",
+            "unix_seconds": 1796630588, "utc_offset": "+01", "weekday": "Monday"});
+        let first = call(
+            "time",
+            json!({"datetime": "2025-07-04T18:00:00Z", "timezone": "Europe/Paris"}),
+        );
+        guard.record(
+            std::slice::from_ref(&first),
+            &[outcome(&now.to_string(), false)],
+        );
+        let copied = call("time", now.clone());
+        assert_eq!(
+            guard.judge(&[copied], tool),
+            Verdict::Answered(now.to_string())
+        );
+        // One field taken on (the next page's cursor) is progress.
+        let mut guard = ProgressGuard::default();
+        let page = call("list", json!({"cursor": null}));
+        let listed = json!({"items": ["a", "b"], "cursor": "p2", "total": 9});
+        guard.record(
+            std::slice::from_ref(&page),
+            &[outcome(&listed.to_string(), false)],
+        );
+        assert_eq!(
+            guard.judge(&[call("list", json!({"cursor": "p2"}))], tool),
+            Verdict::Go
+        );
     }
 
     #[test]

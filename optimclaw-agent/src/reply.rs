@@ -14,6 +14,8 @@ pub(super) struct ModelReply {
     pub(super) usage: RequestUsage,
     /// Anthropic's `pause_turn`: send the reply back and let it go on.
     pub(super) paused: bool,
+    /// Reading stopped where the text went into a loop.
+    pub(super) repetition: Option<super::stream::Repetition>,
 }
 
 /// Parses tool-call arguments sent as a JSON text.

@@ -203,6 +203,22 @@ impl OpenAiParts {
         }
     }
 
+    /// Ends the reply where its text went into a loop ([`repetition`]):
+    /// the text is kept up to the end of the block's first copy.
+    fn cut_at_repetition(&mut self) -> Option<Repetition> {
+        let (end, period) = repetition(&self.text)?;
+        let block: String = self.text[end - period..end].chars().take(60).collect();
+        let chars = self.text.chars().count();
+        self.text.truncate(end);
+        self.finish = Some("length".to_owned());
+        self.usage_from_timings();
+        Some(Repetition {
+            block,
+            period,
+            chars,
+        })
+    }
+
     /// Ends the reply at its first complete call, when it holds one: a
     /// native call whose arguments are a whole JSON object (the calls
     /// complete by then are kept, a call still being written is dropped),
@@ -226,6 +242,13 @@ impl OpenAiParts {
             }
             .to_owned(),
         );
+        self.usage_from_timings();
+        true
+    }
+
+    /// The usage of a reply whose stream is closed before its usage
+    /// chunk: llama.cpp's `timings` of the last chunk.
+    fn usage_from_timings(&mut self) {
         if self.usage.is_none()
             && let Some(t) = &self.timings
         {
@@ -240,7 +263,6 @@ impl OpenAiParts {
                 "prompt_tokens_details": {"cached_tokens": cached},
             }));
         }
-        true
     }
 
     fn finish(self) -> Value {
@@ -378,9 +400,63 @@ impl AnthropicParts {
 /// while it holds none.
 pub(super) type TextCut<'a> = dyn Fn(&str) -> Option<String> + Send + Sync + 'a;
 
+/// A text that went into a loop: one block repeated to the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Repetition {
+    /// The start of the repeated block (at most 60 characters).
+    pub(crate) block: String,
+    /// The block's length in bytes.
+    pub(crate) period: usize,
+    /// The characters read before reading stopped.
+    pub(crate) chars: usize,
+}
+
+/// The shortest repeated span that is a loop, in bytes, and the longest
+/// block looked for. A reply's end that is one block of up to 128 bytes
+/// repeated over 512 bytes (4 copies at the least) is not an answer: the
+/// small models loop so on a CSV row or a JSON field until the token cap
+/// (two minutes on this machine's 0.5B). Set by what no useful reply does
+/// (a line of 80 `=` is 80 bytes; a table's rule row repeats over tens),
+/// not fitted to any task set.
+const LOOP_SPAN: usize = 512;
+const LOOP_BLOCK: usize = 128;
+
+/// Where `text` went into a loop: `(end, period)` with `text[..end]`
+/// holding one copy of the repeated block of `period` bytes, the rest of
+/// the text being that block over and over (the last copy may be cut).
+pub(super) fn repetition(text: &str) -> Option<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    if n <= LOOP_SPAN {
+        return None;
+    }
+    let tail = n - LOOP_SPAN;
+    let period =
+        (1..=LOOP_BLOCK.min(tail)).find(|&p| (tail..n).all(|i| bytes[i] == bytes[i - p]))?;
+    // Back to where the repeats start.
+    let mut start = tail;
+    while start > period && bytes[start - 1] == bytes[start - 1 - period] {
+        start -= 1;
+    }
+    // On a character boundary, keeping the first copy whole.
+    let mut end = start;
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    Some((end, period))
+}
+
+/// A streamed reply rebuilt in the shape of a non-streamed one, and
+/// whether reading stopped at a loop.
+pub(super) struct Streamed {
+    pub(super) value: Value,
+    pub(super) repetition: Option<Repetition>,
+}
+
 /// Reads a streamed reply from `response`, handing text to `on_text`.
 /// With `first_call`, reading stops once the reply holds a complete call
-/// ([`FirstCall`](crate::FirstCall)): its text is cut by that function.
+/// ([`FirstCall`](crate::FirstCall)): its text is cut by that function;
+/// and once its text goes into a loop ([`repetition`]).
 pub(super) async fn read(
     mut response: reqwest::Response,
     format: WireFormat,
@@ -388,10 +464,14 @@ pub(super) async fn read(
     max_bytes: usize,
     first_call: Option<&TextCut<'_>>,
     mut on_text: impl FnMut(&str),
-) -> Result<Value, StreamError> {
+) -> Result<Streamed, StreamError> {
     let mut sse = Sse::default();
     let mut parts = Assembler::new(format);
     let mut read = 0usize;
+    let whole = |value| Streamed {
+        value,
+        repetition: None,
+    };
     loop {
         let chunk = match tokio::time::timeout(idle, response.chunk()).await {
             Err(_) => {
@@ -422,10 +502,16 @@ pub(super) async fn read(
             }
             // Dropping `response` closes the connection, which ends the
             // generation on the server.
-            if let (Some(cut), Assembler::OpenAi(openai)) = (first_call, &mut parts)
-                && openai.cut_at_first_call(cut)
-            {
-                return Ok(parts.finish());
+            if let (Some(cut), Assembler::OpenAi(openai)) = (first_call, &mut parts) {
+                if openai.cut_at_first_call(cut) {
+                    return Ok(whole(parts.finish()));
+                }
+                if let Some(repetition) = openai.cut_at_repetition() {
+                    return Ok(Streamed {
+                        value: parts.finish(),
+                        repetition: Some(repetition),
+                    });
+                }
             }
         }
         if parts.is_done() {
@@ -447,7 +533,7 @@ pub(super) async fn read(
             "the stream ended before {last}: the reply is incomplete"
         )));
     }
-    Ok(parts.finish())
+    Ok(whole(parts.finish()))
 }
 
 #[cfg(test)]
@@ -520,6 +606,33 @@ mod tests {
             "{call}"
         );
         assert_eq!(reply.pointer("/choices/0/finish_reason").unwrap(), "stop");
+    }
+
+    #[test]
+    fn a_text_that_loops_is_found_where_the_loop_begins() {
+        let head = "Here is the JSON: {\"csv\": \"";
+        let block = "pen,3\\nitem,qty\\n";
+        let text = format!("{head}{}pen,3", block.repeat(40));
+        let (end, period) = repetition(&text).expect("a loop");
+        assert_eq!(period, block.len());
+        assert_eq!(&text[..end], format!("{head}{block}"));
+        // Multi-byte characters: the cut is on a boundary.
+        let text = format!("héllo {}", "ça va, ".repeat(100));
+        let (end, _) = repetition(&text).expect("a loop");
+        assert!(text.is_char_boundary(end));
+        assert!(text[..end].starts_with("héllo "));
+        // Not loops: varied text, a short run, a long rule line.
+        let varied: String = (0..400).map(|i| format!("{i} ")).collect();
+        assert_eq!(repetition(&varied), None);
+        assert_eq!(repetition(&"ab".repeat(200)), None);
+        let ruled = format!("{}\n| a | b |\n{}", "=".repeat(80), varied);
+        assert_eq!(repetition(&ruled), None);
+        // A block longer than looked for is not taken.
+        let long: String = (0..200)
+            .map(|i| char::from(b'a' + (i % 26) as u8))
+            .collect::<String>()
+            + "!";
+        assert_eq!(repetition(&long.repeat(5)), None);
     }
 
     #[test]

@@ -48,6 +48,8 @@ enum Output {
     /// parsing server refuses the whole output).
     CallThenMadeUp(&'static str, Value),
     Text(&'static str),
+    /// Text, then a block over and over until the token cap (200 times).
+    Loop(&'static str, &'static str),
 }
 
 /// llama-server's answer as server-sent events: a call's pieces, or the
@@ -190,6 +192,10 @@ fn serve(server: Server, script: Vec<Output>) -> Local {
                 json!({"role": "assistant", "content": format!("```json\n{}\n```", json!({"name": name, "arguments": args}))}),
             ),
             Output::Text(text) => (200, json!({"role": "assistant", "content": text})),
+            Output::Loop(head, block) => (
+                200,
+                json!({"role": "assistant", "content": format!("{head}{}", block.repeat(200))}),
+            ),
         };
         if body["stream"] == true {
             // What parsed before the verdict: the right call, when there
@@ -748,4 +754,43 @@ async fn arguments_written_as_text_go_back_as_json() {
     let messages = bodies[1]["messages"].as_array().unwrap();
     let call = &messages[messages.len() - 2]["tool_calls"][0]["function"];
     assert_eq!(call["arguments"], "\"Lazy tools\"");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_that_goes_into_a_loop_is_cut_and_ends_the_turn() {
+    let looping = || Output::Loop("Here is the JSON:\n", "item,qty\npen,3\n");
+    let local = serve(Server::OwnTemplate, vec![looping()]);
+    let log = calls();
+    let mut looped = agent(&local, AgentOptions::default(), &log);
+    let err = looped
+        .send("Convert to JSON: item,qty / pen,3")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, AgentError::Repetition { ref block, chars } if block == "\nitem,qty\npen,3" && chars < 1_000),
+        "{err:?}"
+    );
+    assert_eq!(local.bodies.lock().unwrap()[0]["stream"], true);
+    // The history keeps the text up to the loop's first copy (the loop
+    // is taken from where the text first repeats: the head's last line
+    // break is the block's).
+    assert!(
+        matches!(looped.transcript().last(), Some(Turn::Assistant { text, .. }) if text == "Here is the JSON:\nitem,qty\npen,3"),
+        "{:?}",
+        looped.transcript().last()
+    );
+    // After a tool answered, the result in hand is the answer.
+    let local = serve(
+        Server::OwnTemplate,
+        vec![
+            Output::Call("base64_encode", json!({"text": "hello world"})),
+            looping(),
+        ],
+    );
+    let mut answered = agent(&local, AgentOptions::default(), &log);
+    let reply = answered
+        .send("Encode 'hello world' as base64")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
 }

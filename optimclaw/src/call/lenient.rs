@@ -8,11 +8,16 @@
 //! string the schema asks for is never touched.
 //!
 //! One more repair is made for tools that say they change nothing
-//! (`read_only`, not `open_world`): a call whose one unknown field stands
-//! where its one missing required field should be (`{"input": "hi"}` for
-//! a tool that takes `text`) has the field read under its name, value
-//! untouched, unless that name is of a path, an address, a scope or a
-//! secret ([`GUARDED`]): those are only ever taken as the model named them.
+//! (`read_only`, not `open_world`): unknown fields that stand where missing
+//! required fields should be are read under those fields' names, values
+//! untouched. Two ways are taken, in this order: by name, when the words of
+//! one name are all words of the other (`start_date` for `start`,
+//! `text` for `input_text`) and that pairing is the only one either field
+//! has; then the one unknown field left for the one missing required field
+//! left (`{"input": "hi"}` for a tool that takes `text`). Either way the
+//! value must have the field's type, and a field whose name is of a path,
+//! an address, a scope or a secret ([`GUARDED`]) is never filled: those are
+//! only ever taken as the model named them.
 
 use serde_json::Value;
 
@@ -59,6 +64,7 @@ pub(crate) fn repair(args: &mut Value, schema: &Value, rename: bool) -> Vec<Stri
     }
     let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
     if closed && rename {
+        rename_by_words(map, props, schema, &mut taken);
         rename_lone_field(map, props, schema, &mut taken);
     }
     let required_present = required(schema).all(|name| map.contains_key(name));
@@ -76,9 +82,42 @@ pub(crate) fn repair(args: &mut Value, schema: &Value, rename: bool) -> Vec<Stri
     taken
 }
 
-/// The one unknown field read as the one missing required field, when
-/// its value is of the type that field asks for and the field's name is
-/// not [`GUARDED`].
+/// Each unknown field read as the missing required field it names: the
+/// words of one name are all words of the other, no other unknown field
+/// pairs so with that required field, and no other required field with
+/// that unknown one.
+fn rename_by_words(
+    map: &mut serde_json::Map<String, Value>,
+    props: &serde_json::Map<String, Value>,
+    schema: &Value,
+    taken: &mut Vec<String>,
+) {
+    let missing: Vec<&str> = required(schema)
+        .filter(|name| !map.contains_key(*name))
+        .collect();
+    let unknown: Vec<String> = map
+        .keys()
+        .filter(|k| !props.contains_key(*k))
+        .cloned()
+        .collect();
+    let pairs = |target: &str, sent: &str| {
+        let (a, b) = (words(target), words(sent));
+        !a.is_empty()
+            && !b.is_empty()
+            && (a.iter().all(|w| b.contains(w)) || b.iter().all(|w| a.contains(w)))
+    };
+    for target in &missing {
+        let mut senders = unknown.iter().filter(|sent| pairs(target, sent));
+        let (Some(sent), None) = (senders.next(), senders.next()) else {
+            continue;
+        };
+        if missing.iter().filter(|other| pairs(other, sent)).count() == 1 {
+            move_field(map, props, sent, target, taken);
+        }
+    }
+}
+
+/// The one unknown field read as the one missing required field.
 fn rename_lone_field(
     map: &mut serde_json::Map<String, Value>,
     props: &serde_json::Map<String, Value>,
@@ -93,23 +132,55 @@ fn rename_lone_field(
     let (Some(sent), None) = (unknown.next(), unknown.next()) else {
         return;
     };
+    let sent = sent.clone();
+    move_field(map, props, &sent, target, taken);
+}
+
+/// Moves `sent` to `target` when its value is of the type `target` asks
+/// for and `target`'s name is not [`GUARDED`].
+fn move_field(
+    map: &mut serde_json::Map<String, Value>,
+    props: &serde_json::Map<String, Value>,
+    sent: &str,
+    target: &str,
+    taken: &mut Vec<String>,
+) {
     let lower = target.to_ascii_lowercase();
     if GUARDED.iter().any(|word| lower.contains(word)) {
         return;
     }
-    let fits = match props.get(target).and_then(single_type) {
+    let fits = match (props.get(target).and_then(single_type), map.get(sent)) {
         // An integer field given a fraction is still refused, by the check
         // that follows.
-        Some(wanted) => schema::json_type_name(&map[sent]) == article(wanted),
-        None => false,
+        (Some(wanted), Some(value)) => schema::json_type_name(value) == article(wanted),
+        _ => false,
     };
-    if fits {
-        let sent = sent.clone();
-        if let Some(value) = map.remove(&sent) {
-            taken.push(format!("`{sent}` read as `{target}`"));
-            map.insert(target.to_owned(), value);
-        }
+    if fits && let Some(value) = map.remove(sent) {
+        taken.push(format!("`{sent}` read as `{target}`"));
+        map.insert(target.to_owned(), value);
     }
+}
+
+/// The words of a field name: split at `_`, `-` and lower-to-upper case
+/// changes, lower-cased (`startDate` and `start_date` are `start`, `date`).
+fn words(name: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if c == '_' || c == '-' || c == ' ' {
+            out.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            out.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        current.extend(c.to_lowercase());
+    }
+    out.extend((!current.is_empty()).then_some(current));
+    out
 }
 
 /// The one JSON type a property schema asks for (`"type": "integer"` or
@@ -250,6 +321,49 @@ mod tests {
     }
 
     #[test]
+    fn fields_named_with_the_parameters_words_are_read_under_their_names() {
+        let span = json!({
+            "type": "object",
+            "properties": {"start": {"type": "string"}, "end": {"type": "string"}, "unit": {"type": "string"}},
+            "required": ["start", "end"],
+            "additionalProperties": false
+        });
+        let mut args = json!({"start_date": "2025-02-01", "endDate": "2025-03-01"});
+        let mut taken = repair(&mut args, &span, true);
+        taken.sort();
+        assert_eq!(args, json!({"start": "2025-02-01", "end": "2025-03-01"}));
+        assert_eq!(
+            taken,
+            ["`endDate` read as `end`", "`start_date` read as `start`"]
+        );
+        // The other way round: a shorter name for a longer parameter.
+        let long = json!({
+            "type": "object",
+            "properties": {"input_text": {"type": "string"}, "count": {"type": "integer"}},
+            "required": ["input_text", "count"],
+            "additionalProperties": false
+        });
+        let mut args = json!({"text": "hi", "count": 2});
+        repair(&mut args, &long, true);
+        assert_eq!(args, json!({"input_text": "hi", "count": 2}));
+        // Two fields that could be `start`, or one that could be either
+        // field: left as sent, to be refused with every problem named.
+        for sent in [
+            json!({"start_date": "a", "start_time": "b", "end": "c"}),
+            json!({"start_end": "a"}),
+        ] {
+            let mut args = sent.clone();
+            assert!(repair(&mut args, &span, true).is_empty(), "{sent}");
+            assert_eq!(args, sent);
+        }
+        // Not for a tool that may change things.
+        let mut args = json!({"start_date": "a", "end_date": "b"});
+        assert!(repair(&mut args, &span, false).is_empty());
+        assert_eq!(words("startDate"), ["start", "date"]);
+        assert_eq!(words("max_lines-2"), ["max", "lines", "2"]);
+    }
+
+    #[test]
     fn paths_scopes_and_secrets_are_never_filled_from_another_field() {
         for name in [
             "path",
@@ -270,6 +384,11 @@ mod tests {
             let mut args = json!({"input": "../etc/passwd"});
             assert!(repair(&mut args, &schema, true).is_empty(), "{name}");
             assert_eq!(args, json!({"input": "../etc/passwd"}));
+            // Nor by a name holding the parameter's words.
+            let sent = json!({(format!("{name}_value")): "../etc/passwd"});
+            let mut args = sent.clone();
+            assert!(repair(&mut args, &schema, true).is_empty(), "{name}");
+            assert_eq!(args, sent);
         }
     }
 }
