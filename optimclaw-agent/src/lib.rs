@@ -407,6 +407,12 @@ impl Agent {
                     }),
                 };
             }
+            if reply.calls.is_empty()
+                && self.options.stop_when_stuck
+                && let Some(result) = progress.written_again(&reply.text)
+            {
+                reply.text = result;
+            }
             if reply.calls.is_empty() {
                 let text = reply.text.clone();
                 self.transcript.push(Turn::Assistant {

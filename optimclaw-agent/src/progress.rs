@@ -7,9 +7,10 @@
 //!   fed its own last result (`calculate` returned `126`, then
 //!   `calculate({"expression": "126"})`; `time` returned `{"datetime": …,
 //!   "weekday": …, "utc_offset": …}` and was called with those fields), or
-//!   they call a tool that does not
-//!   exist after one succeeded (`base64_decode` answered, then
-//!   `small({"size": 10})`).
+//!   they call a tool that does not exist after one succeeded
+//!   (`base64_decode` answered, then `small({"size": 10})`), or, given the
+//!   result, they write the call they made once more inside prose (read as
+//!   an answer, the prose would hide the result).
 //!
 //! The first ends the turn with [`AgentError::NoProgress`](crate::AgentError)
 //! naming the call and its error, unless a tool succeeded earlier in the
@@ -81,6 +82,40 @@ impl ProgressGuard {
         }
     }
 
+    /// The last call's result when `text`, a reply read as an answer,
+    /// writes that same call again among its prose (a small model, given
+    /// its result, writes the call it made once more, after a sentence of
+    /// its instructions): the result is the answer, not the prose.
+    pub(super) fn written_again(&self, text: &str) -> Option<String> {
+        let (name, args, Ok(result)) = self.last.as_ref()? else {
+            return None;
+        };
+        if name == TOOL_INFO {
+            return None;
+        }
+        let same = |object: &Value| {
+            let Some(map) = object.as_object() else {
+                return false;
+            };
+            let named = ["name", "tool"]
+                .iter()
+                .any(|k| map.get(*k).and_then(Value::as_str) == Some(name.as_str()));
+            let with_args = ["arguments", "parameters", "args"]
+                .iter()
+                .filter_map(|k| map.get(*k))
+                .any(|a| match a {
+                    Value::String(raw) => {
+                        serde_json::from_str::<Value>(raw).ok().as_ref() == Some(args)
+                    }
+                    other => other == args,
+                });
+            named && with_args
+        };
+        embedded_objects(text)
+            .any(|o| same(&o))
+            .then(|| answer_text(result))
+    }
+
     /// The last successful result of the turn (not `tool_info`'s), as the
     /// answer's text.
     pub(super) fn in_hand(&self) -> Option<String> {
@@ -149,6 +184,27 @@ fn fed_back(args: &Value, last_args: &Value, result: &Value) -> bool {
         Value::String(s) => s.trim() == result_text,
         Value::Number(n) => n.to_string() == result_text,
         _ => false,
+    })
+}
+
+/// The JSON objects written in `text`, each from one of its `{` (objects
+/// inside others are not looked at again).
+fn embedded_objects(text: &str) -> impl Iterator<Item = Value> + '_ {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        while let Some(at) = text.get(from..)?.find('{') {
+            let start = from + at;
+            let mut stream =
+                serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+            match stream.next() {
+                Some(Ok(value @ Value::Object(_))) => {
+                    from = start + stream.byte_offset();
+                    return Some(value);
+                }
+                _ => from = start + 1,
+            }
+        }
+        None
     })
 }
 
@@ -307,6 +363,32 @@ mod tests {
             guard.judge(&[bad], tool),
             Verdict::Repeated { .. }
         ));
+    }
+
+    #[test]
+    fn the_last_call_written_again_in_prose_is_answered_with_its_result() {
+        let mut guard = ProgressGuard::default();
+        let encode = call("base64_encode", json!({"text": "optimclaw rocks"}));
+        guard.record(
+            std::slice::from_ref(&encode),
+            &[outcome("\"b3B0aW1jbGF3IHJvY2tz\"", false)],
+        );
+        let prose = "To call a function, reply with only a json object.\n{\"name\": \"base64_encode\", \"arguments\": {\"text\": \"optimclaw rocks\"}}";
+        assert_eq!(
+            guard.written_again(prose),
+            Some("b3B0aW1jbGF3IHJvY2tz".to_owned())
+        );
+        // Other arguments, another tool, plain prose: the prose answers.
+        for text in [
+            "{\"name\": \"base64_encode\", \"arguments\": {\"text\": \"other\"}}",
+            "Use {\"name\": \"calculate\", \"arguments\": {\"text\": \"optimclaw rocks\"}}",
+            "The encoded text is b3B0aW1jbGF3IHJvY2tz {not json}.",
+        ] {
+            assert_eq!(guard.written_again(text), None, "{text}");
+        }
+        // After a failure there is no result to answer with.
+        guard.record(std::slice::from_ref(&encode), &[outcome("bad", true)]);
+        assert_eq!(guard.written_again(prose), None);
     }
 
     #[test]

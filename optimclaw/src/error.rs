@@ -202,12 +202,17 @@ impl ToolError {
         err
     }
 
-    /// Unknown tool name, listing the nearest known names.
+    /// Unknown tool name, listing the nearest known names. With none, the
+    /// message names both ways on: search for a tool, or answer without
+    /// one (a small model asked a question no tool serves makes a tool up,
+    /// `spider({"legs": 8})`, and tries it again when told only to search).
     pub fn unknown_tool(name: &str, nearest: &[&str]) -> Self {
         let shown: String = name.chars().flat_map(char::escape_debug).take(80).collect();
         let mut message = format!("unknown tool \"{shown}\"");
         if nearest.is_empty() {
-            message.push_str("; call tool_info with keywords to find the tool you need");
+            message.push_str(
+                "; call tool_info with keywords to find the tool you need, or answer in words if no tool is needed",
+            );
         } else {
             message.push_str("; did you mean ");
             message.push_str(&nearest.join(", "));

@@ -127,6 +127,35 @@ impl Session {
             .clone()
     }
 
+    /// The tools attached to messages ([`preload`](Self::preload)), latest
+    /// first, whose required parameters are all among `args`' fields: what
+    /// a call of a made-up name most likely meant (a small model names its
+    /// call after its argument, `drafts({"path": "drafts"})`, with
+    /// `make_dir`'s schema attached). At most three.
+    fn attached_fitting<'r>(&self, args: &Value, registry: &'r Registry) -> Vec<&'r str> {
+        let Some(fields) = args.as_object().filter(|m| !m.is_empty()) else {
+            return Vec::new();
+        };
+        self.attached()
+            .iter()
+            .rev()
+            .filter_map(|name| registry.get(name))
+            .filter(|tool| self.scope.allows(tool.name()))
+            .filter(|tool| {
+                let schema = tool.input_schema();
+                let required: Vec<&str> = schema["required"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .collect();
+                !required.is_empty() && required.iter().all(|r| fields.contains_key(*r))
+            })
+            .map(|tool| tool.name())
+            .take(3)
+            .collect()
+    }
+
     /// Forgets that tools were attached (the message that carried them
     /// is no longer sent), so they may be attached again.
     pub fn detach(&self, names: &[String]) {
@@ -273,6 +302,14 @@ impl Session {
             scoped_ctx = ctx.clone().with((*self.scope).clone());
             &scoped_ctx
         };
+        // A made-up name spelled like no tool: the attached tools its
+        // arguments fit are what it most likely meant.
+        if registry.get(name).is_none() && registry.nearest_names(name, 1).is_empty() {
+            let meant = self.attached_fitting(&args, registry);
+            if !meant.is_empty() {
+                return Err(ToolError::unknown_tool(name, &meant));
+            }
+        }
         let result = registry.call_with(name, args, ctx, options).await;
         let Some(tool) = registry.get(name) else {
             return result;

@@ -152,3 +152,53 @@ fn tools_listed_in_the_request_add_nothing_to_the_message() {
     assert_eq!(session.attached(), ["base64_encode"]);
     assert!(session.preload(message, &listed).is_none());
 }
+
+#[tokio::test]
+async fn a_made_up_name_is_pointed_at_the_attached_tool_its_arguments_fit() {
+    let required = json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": false});
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools([
+            tool("base64_encode", "Encode text as base64.", required),
+            tool(
+                "weather_now",
+                "The current weather of a city.",
+                text_parameter(),
+            ),
+        ])
+        .build()
+        .unwrap();
+    let session = Session::new(registry);
+    let attached = session
+        .preload(
+            "Encode the word hello as base64.",
+            &PreloadOptions::default(),
+        )
+        .map(|p| p.tools);
+    assert_eq!(attached.as_deref(), Some(&["base64_encode".to_owned()][..]));
+    let ctx = optimclaw::ToolContext::new();
+    // Named after its argument, with the attached tool's fields.
+    let err = session
+        .call("zebra", json!({"text": "hello"}), &ctx)
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().contains("did you mean base64_encode?"),
+        "{}",
+        err.message()
+    );
+    // Fields no attached tool takes: search, or answer without a tool.
+    let err = session
+        .call("zebra", json!({"legs": 8}), &ctx)
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().contains("call tool_info with keywords")
+            && err
+                .message()
+                .contains("or answer in words if no tool is needed"),
+        "{}",
+        err.message()
+    );
+}

@@ -272,8 +272,11 @@ pub struct WrittenCall {
 ///   most [`MAX_CALL_PROSE`] characters of text outside them.
 ///
 /// The name may be under `name` or `tool`; the arguments under
-/// `arguments`, `parameters` or `args`, as an object or a JSON text. An
-/// object with any other field is not a call, and every call must name a
+/// `arguments`, `parameters` or `args`, as an object or a JSON text. A
+/// field beside an arguments object is read as one more argument (small
+/// models write one a level too high) unless it is a field of a tool's
+/// definition (`description`, `type`, …); an object with any other field
+/// is not a call, and every call must name a
 /// tool `is_tool` knows: prose that shows JSON stays prose. Objects after
 /// the calls that are no calls are left out (a small model writes its
 /// call, then the result it imagines); a reply whose first object is no
@@ -423,29 +426,55 @@ fn json_objects(text: &str) -> Option<Vec<Value>> {
     }
 }
 
+/// Fields of a tool's *definition*: an object holding one beside a name is
+/// a tool described (a small model echoing its tool list), not a call.
+const DEFINITION_FIELDS: [&str; 6] = [
+    "description",
+    "type",
+    "function",
+    "properties",
+    "required",
+    "input_schema",
+];
+
 /// `{"name": …, "arguments": …}` as a call; `None` for any other object.
+/// A field beside an arguments object is an argument written one level too
+/// high (`{"name": "regex_replace", "arguments": {"pattern": " "}, "text":
+/// "a b c"}`, as small models write): it is read into the arguments, unless
+/// the arguments hold it already or it is a field of a tool's definition.
 fn as_call(object: &Value) -> Option<WrittenCall> {
     let map = object.as_object()?;
     // `tool` is what the text dialect's instructions ask for.
-    let name = ["name", "tool"]
+    let (name_key, name) = ["name", "tool"]
         .iter()
-        .find_map(|key| map.get(*key))?
-        .as_str()?
-        .trim();
+        .find_map(|key| map.get(*key).map(|v| (*key, v)))?;
+    let name = name.as_str()?.trim();
     if name.is_empty() {
         return None;
     }
     let arguments = ["arguments", "parameters", "args"]
         .iter()
-        .find_map(|key| map.get(*key));
-    // Anything else beside the name and the arguments: not a call.
-    if map.len() > 1 + usize::from(arguments.is_some()) {
-        return None;
-    }
-    let raw_arguments = match arguments {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(text)) => text.clone(),
-        Some(other) => other.to_string(),
+        .find_map(|key| map.get(*key).map(|v| (*key, v)));
+    let extra: Vec<(&String, &Value)> = map
+        .iter()
+        .filter(|(k, _)| *k != name_key && Some(k.as_str()) != arguments.map(|(key, _)| key))
+        .collect();
+    let raw_arguments = match (arguments.map(|(_, v)| v), extra.is_empty()) {
+        (None | Some(Value::Null), true) => String::new(),
+        (Some(Value::String(text)), true) => text.clone(),
+        (Some(other), true) => other.to_string(),
+        (Some(Value::Object(args)), false) => {
+            let mut merged = args.clone();
+            for (key, value) in extra {
+                if DEFINITION_FIELDS.contains(&key.as_str()) || merged.contains_key(key) {
+                    return None;
+                }
+                merged.insert(key.clone(), value.clone());
+            }
+            Value::Object(merged).to_string()
+        }
+        // Anything else beside the name: not a call.
+        _ => return None,
     };
     Some(WrittenCall {
         tool: name.to_owned(),

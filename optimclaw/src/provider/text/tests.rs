@@ -70,6 +70,24 @@ fn prose_stays_prose() {
 }
 
 #[test]
+fn an_argument_written_beside_the_arguments_is_one_of_them() {
+    let high = r#"{"name": "calculate", "arguments": {"expression": "1+"}, "precision": 2}"#;
+    let calls = read_text_calls(high, tools).unwrap();
+    let args: Value = serde_json::from_str(&calls[0].raw_arguments).unwrap();
+    assert_eq!(args, json!({"expression": "1+", "precision": 2}));
+    // A tool described, a field given twice, a name without arguments:
+    // not calls.
+    for text in [
+        r#"{"name": "calculate", "description": "Evaluate.", "parameters": {"type": "object"}}"#,
+        r#"{"name": "calculate", "arguments": {"expression": "1"}, "expression": "2"}"#,
+        r#"{"name": "calculate", "result": 4}"#,
+        r#"{"name": "calculate", "arguments": "{}", "precision": 2}"#,
+    ] {
+        assert_eq!(names(text), None, "{text}");
+    }
+}
+
+#[test]
 fn what_a_small_model_writes_after_its_calls_is_left_out() {
     // The call, then the result the model imagined for it.
     let imagined =
