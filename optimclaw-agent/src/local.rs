@@ -137,15 +137,25 @@ impl Agent {
 /// `text` up to the end of its first top-level JSON object, once a second
 /// one has begun after it, when that much reads as calls (a fence left
 /// open is closed): where a small model that wrote its call goes on to
-/// write it again, or another it made up. `None` while the text holds no
-/// such call, or is prose.
+/// write it again, or another it made up. A first object one closing
+/// brace short, with a new line opening the next (`{"name": "f",
+/// "arguments": {…}` then `{"name": …` on the next line: the small models
+/// miscount the braces of a nested call, then write call after call for
+/// their whole output cap), is cut at that line with its brace added.
+/// `None` while the text holds no such call, or is prose.
 pub(super) fn cut_after_first_call(text: &str, is_tool: impl Fn(&str) -> bool) -> Option<String> {
-    let end = first_object_end_before_another(text)?;
-    let mut cut = text[..end].to_owned();
-    if cut.matches("```").count() % 2 == 1 {
-        cut.push_str("\n```");
-    }
-    (read_text_calls(&cut, is_tool).is_some() || only_calls(&cut)).then_some(cut)
+    first_object_ends(text)
+        .into_iter()
+        .find_map(|(end, short)| {
+            let mut cut = text[..end].trim_end().to_owned();
+            if short {
+                cut.push('}');
+            }
+            if cut.matches("```").count() % 2 == 1 {
+                cut.push_str("\n```");
+            }
+            (read_text_calls(&cut, |n| is_tool(n)).is_some() || only_calls(&cut)).then_some(cut)
+        })
 }
 
 /// Whether `text` is nothing but calls: one JSON object or an array of
@@ -178,12 +188,18 @@ pub(super) fn only_calls(text: &str) -> bool {
     }
 }
 
-/// Where the first top-level `{…}` of `text` ends, once another `{` has
-/// opened at the top level after it. Braces inside JSON strings do not
+/// Where the first top-level `{…}` of `text` may end, in order: where it
+/// closed, once another `{` has opened at the top level after it (`false`:
+/// whole), and where a line opens `{` while only the first object is still
+/// open (`true`: one brace short). Braces inside JSON strings do not
 /// count; quotes outside objects (prose) open no string.
-fn first_object_end_before_another(text: &str) -> Option<usize> {
+fn first_object_ends(text: &str) -> Vec<(usize, bool)> {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
     let mut first_end = None;
+    let mut ends = Vec::new();
+    // Where the last line break outside strings was, with only spaces
+    // after it so far.
+    let mut line_start: Option<usize> = None;
     for (i, c) in text.char_indices() {
         if in_string {
             match (escaped, c) {
@@ -198,7 +214,14 @@ fn first_object_end_before_another(text: &str) -> Option<usize> {
             '"' if depth > 0 => in_string = true,
             '{' => {
                 if depth == 0 && first_end.is_some() {
-                    return first_end;
+                    ends.extend(first_end.map(|end| (end, false)));
+                    return ends;
+                }
+                if depth == 1
+                    && first_end.is_none()
+                    && let Some(start) = line_start
+                {
+                    ends.push((start, true));
                 }
                 depth += 1;
             }
@@ -210,8 +233,13 @@ fn first_object_end_before_another(text: &str) -> Option<usize> {
             }
             _ => {}
         }
+        match c {
+            '\n' => line_start = Some(i),
+            ' ' | '\t' | '\r' => {}
+            _ => line_start = None,
+        }
     }
-    None
+    ends
 }
 
 /// A chat-completions body with its `tools` moved into the system prompt,
@@ -274,6 +302,25 @@ mod tests {
         // Tags: the last closing tag may be missing.
         let tagged = "<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": \"1\"}}</tool_call>\n<tool_call>{";
         assert!(cut_after_first_call(tagged, tools).is_some());
+    }
+
+    #[test]
+    fn a_call_one_brace_short_is_cut_where_the_next_line_opens_another() {
+        let short = "{\"name\": \"base64_encode\", \"arguments\": {\"text\": {\"a\": 1}}\n{\"name\": \"calculate\", \"arguments\": {\"x\": {";
+        assert_eq!(
+            cut_after_first_call(short, tools).as_deref(),
+            Some("{\"name\": \"base64_encode\", \"arguments\": {\"text\": {\"a\": 1}}}")
+        );
+        // Pretty-printed arguments open on their own line: no cut there,
+        // the call is cut where it ends.
+        let pretty = "{\"name\": \"calculate\", \"arguments\":\n  {\"expression\": \"2\"}}\n{\"name\": \"calculate\", \"arguments\": {}}";
+        assert_eq!(
+            cut_after_first_call(pretty, tools).as_deref(),
+            Some("{\"name\": \"calculate\", \"arguments\":\n  {\"expression\": \"2\"}}")
+        );
+        // Still being written: nothing to cut.
+        let open = "{\"name\": \"calculate\", \"arguments\":\n  {\"expression\": \"2";
+        assert_eq!(cut_after_first_call(open, tools), None);
     }
 
     #[test]
