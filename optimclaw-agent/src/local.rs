@@ -69,14 +69,26 @@ impl Agent {
     /// them, in a fence or bare, with no other field than the name and
     /// the arguments) is read as calls even when it names no tool: it is
     /// a call of a tool the model made up, which then fails naming the
-    /// tools it may have meant, rather than an answer of raw JSON.
+    /// tools it may have meant, rather than an answer of raw JSON. A reply
+    /// that is one object naming a tool with its parameters beside the name
+    /// is that call ([`textcall::read_flat`]).
     pub(super) fn read_text_calls(&self, reply: &mut ModelReply, calls_so_far: usize) {
         let known = textcall::read(&reply.text, |n| self.names_a_tool(n), calls_so_far);
-        let calls = known.or_else(|| {
-            only_calls(&reply.text)
-                .then(|| textcall::read(&reply.text, |_| true, calls_so_far))
-                .flatten()
-        });
+        let calls = known
+            .or_else(|| {
+                only_calls(&reply.text)
+                    .then(|| textcall::read(&reply.text, |_| true, calls_so_far))
+                    .flatten()
+            })
+            .or_else(|| {
+                let registry = self.session.registry();
+                let parameters_of = |name: &str| {
+                    registry
+                        .get(name)
+                        .and_then(|tool| tool.input_schema()["properties"].as_object())
+                };
+                textcall::read_flat(&reply.text, parameters_of, calls_so_far).map(|call| vec![call])
+            });
         if let Some(calls) = calls {
             reply.text.clear();
             reply.calls = calls;

@@ -30,6 +30,44 @@ pub(super) fn read(
     )
 }
 
+/// A reply that is one JSON object (bare or in one fence) naming a tool
+/// under `name` or `tool`, with the tool's parameters beside the name
+/// instead of under `arguments` (`{"name": "regex_find", "text": "…",
+/// "pattern": "…"}`, as small models write): that call, when every other
+/// field is one of the parameters `parameters_of` gives for the tool. An
+/// object with any other field stays an answer.
+pub(super) fn read_flat<'a>(
+    text: &str,
+    parameters_of: impl Fn(&str) -> Option<&'a serde_json::Map<String, serde_json::Value>>,
+    id: usize,
+) -> Option<ToolCallRequest> {
+    let mut body = text.trim();
+    if let Some(fenced) = body.strip_prefix("```") {
+        let fenced = fenced.strip_prefix("json").unwrap_or(fenced);
+        body = fenced.strip_suffix("```")?.trim();
+    }
+    let serde_json::Value::Object(mut map) = serde_json::from_str(body).ok()? else {
+        return None;
+    };
+    let key = ["name", "tool"]
+        .into_iter()
+        .find(|k| map.contains_key(*k))?;
+    let serde_json::Value::String(name) = map.remove(key)? else {
+        return None;
+    };
+    let parameters = parameters_of(&name)?;
+    if map.is_empty() || !map.keys().all(|k| parameters.contains_key(k)) {
+        return None;
+    }
+    let arguments = serde_json::Value::Object(map);
+    Some(ToolCallRequest {
+        id: format!("text_call_{id}"),
+        name,
+        raw_arguments: arguments.to_string(),
+        arguments: Ok(arguments),
+    })
+}
+
 /// A written call's arguments as the history sends them back: as written
 /// when they are JSON, else as a JSON string of that text (`{}` for none).
 /// Servers that render the history through a chat template (llama.cpp,
@@ -73,5 +111,31 @@ mod tests {
         // Text that is no JSON goes back in the history as a JSON string.
         assert_eq!(calls[1].raw_arguments, r#""2+2""#);
         assert!(read("The answer is 4.", tools, 0).is_none());
+    }
+
+    #[test]
+    fn a_call_with_its_parameters_beside_the_name_is_read() {
+        let parameters = json!({"text": {"type": "string"}, "pattern": {"type": "string"}});
+        let parameters = parameters.as_object().unwrap();
+        let of = |name: &str| (name == "regex_find").then_some(parameters);
+        let flat = r#"{"name": "regex_find", "text": "a1 b2", "pattern": "[0-9]"}"#;
+        let call = read_flat(flat, of, 2).unwrap();
+        assert_eq!(call.name, "regex_find");
+        assert_eq!(call.id, "text_call_2");
+        assert_eq!(
+            call.arguments,
+            Ok(json!({"text": "a1 b2", "pattern": "[0-9]"}))
+        );
+        let fenced = format!("```json\n{flat}\n```");
+        assert!(read_flat(&fenced, of, 0).is_some());
+        // A field that is no parameter, another tool, a name alone, prose.
+        for text in [
+            r#"{"name": "regex_find", "text": "a", "result": ["1"]}"#,
+            r#"{"name": "calculate", "text": "a"}"#,
+            r#"{"name": "regex_find"}"#,
+            r#"The call is {"name": "regex_find", "text": "a"}"#,
+        ] {
+            assert!(read_flat(text, of, 0).is_none(), "{text}");
+        }
     }
 }

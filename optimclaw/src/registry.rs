@@ -526,6 +526,17 @@ impl Registry {
         n: usize,
         scope: &ToolScope,
     ) -> Vec<&str> {
+        let alike = self.spelled_alike(name, n, scope);
+        if alike.is_empty() {
+            // Nothing spelled alike: the tools the name's words match.
+            return self.names_for_words(name, n, scope);
+        }
+        alike
+    }
+
+    /// Up to `n` names in `scope` spelled like `name` (edit distance and
+    /// containment), best first.
+    pub(crate) fn spelled_alike(&self, name: &str, n: usize, scope: &ToolScope) -> Vec<&str> {
         let query = name.to_ascii_lowercase();
         if query.is_empty() || query.len() > 256 {
             return Vec::new();
@@ -544,10 +555,6 @@ impl Registry {
                 (score >= 0.5).then_some((score, t.name()))
             })
             .collect();
-        if scored.is_empty() {
-            // Nothing spelled alike: the tools the name's words match.
-            return self.names_for_words(name, n, scope);
-        }
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
         scored.into_iter().take(n).map(|(_, name)| name).collect()
     }

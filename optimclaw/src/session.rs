@@ -303,8 +303,9 @@ impl Session {
             &scoped_ctx
         };
         // A made-up name spelled like no tool: the attached tools its
-        // arguments fit are what it most likely meant.
-        if registry.get(name).is_none() && registry.nearest_names(name, 1).is_empty() {
+        // arguments fit are what it most likely meant, before the tools
+        // its words match.
+        if registry.get(name).is_none() && registry.spelled_alike(name, 1, &self.scope).is_empty() {
             let meant = self.attached_fitting(&args, registry);
             if !meant.is_empty() {
                 return Err(ToolError::unknown_tool(name, &meant));

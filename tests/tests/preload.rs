@@ -188,6 +188,26 @@ async fn a_made_up_name_is_pointed_at_the_attached_tool_its_arguments_fit() {
         "{}",
         err.message()
     );
+    // Before the tools a name's words match (`city` is in weather_now's
+    // description); a name spelled like a tool still gets that tool.
+    let err = session
+        .call("city_text", json!({"text": "hello"}), &ctx)
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().ends_with("did you mean base64_encode?"),
+        "{}",
+        err.message()
+    );
+    let err = session
+        .call("weather_now2", json!({"text": "hello"}), &ctx)
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().ends_with("did you mean weather_now?"),
+        "{}",
+        err.message()
+    );
     // Fields no attached tool takes: search, or answer without a tool.
     let err = session
         .call("zebra", json!({"legs": 8}), &ctx)

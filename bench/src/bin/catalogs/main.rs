@@ -11,11 +11,12 @@
 //! Built with feature `minilm`, `CATALOG_VECTORS=DIR` adds vector search
 //! (all-MiniLM-L6-v2 in DIR) to every catalog and prints, beside the fused
 //! answers, the vectors alone and the curve of the standardized cosine
-//! (see `vectors.rs`). Built with feature `rerank`, `CATALOG_RERANK=URL`
-//! adds an `HttpReranker` at that `/rerank` URL as the second stage
-//! (model `CATALOG_RERANK_MODEL`; `bench/rerank.sh` runs it against a
-//! stand-in), or `CATALOG_RERANK_CHAT=BASE_URL` a `ChatReranker` at that
-//! OpenAI-compatible base URL. With any of them, each catalog's
+//! (see `vectors.rs`). `CATALOG_RERANK=URL` adds an `HttpReranker` at that
+//! `/rerank` URL as the second stage (model `CATALOG_RERANK_MODEL`;
+//! `bench/rerank.sh` runs it against a stand-in built with feature
+//! `rerank`), or `CATALOG_RERANK_CHAT=BASE_URL` a `ChatReranker` at that
+//! OpenAI-compatible base URL (`bench/judge.sh` runs the real small model
+//! as that judge). With any of them, each catalog's
 //! `tool_info` latency is printed too.
 
 mod curves;
@@ -139,7 +140,8 @@ fn registry(tools: Option<&[DynamicTool]>, skip: &HashSet<&str>, vectors: &Vecto
     };
     #[cfg(not(feature = "minilm"))]
     let _ = vectors;
-    #[cfg(feature = "rerank")]
+    // The rerankers talk to an endpoint: no feature needed (the `rerank`
+    // feature builds the MiniLM stand-in that `bench/rerank.sh` serves).
     let builder = match std::env::var("CATALOG_RERANK") {
         Ok(url) => builder.reranker(optimclaw::rerank::RerankConfig::new(std::sync::Arc::new(
             optimclaw_embed::rerank::HttpReranker::new(
