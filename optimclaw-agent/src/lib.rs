@@ -51,6 +51,7 @@ mod measure;
 mod model;
 mod openai;
 mod progress;
+mod repetition;
 mod reply;
 mod request;
 mod stream;

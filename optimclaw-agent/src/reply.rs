@@ -15,7 +15,7 @@ pub(super) struct ModelReply {
     /// Anthropic's `pause_turn`: send the reply back and let it go on.
     pub(super) paused: bool,
     /// Reading stopped where the text went into a loop.
-    pub(super) repetition: Option<super::stream::Repetition>,
+    pub(super) repetition: Option<super::repetition::Repetition>,
 }
 
 /// Parses tool-call arguments sent as a JSON text.
