@@ -1,7 +1,7 @@
 //! Replies that go into a loop: a small model on a local server can write
 //! one block over and over until its output cap (a CSV row inside a call
-//! that never closes, a base64 text that never ends). The streamed reply
-//! is closed where the loop begins ([`stream::read`](super::stream)).
+//! that never closes, a base64 text that never ends). The reader of a
+//! streamed reply closes it where [`repetition`] finds the loop begins.
 
 /// A text that went into a loop: one block repeated to the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
