@@ -415,14 +415,17 @@ impl SearchIndex {
             .filter(|(_, r)| !**r)
             .map(|(t, _)| t.clone())
             .collect();
-        ranking.unmatched = SearchIndex::unmatched_words(query, &unreached);
-        // Content words no tool holds: not a stop word in any language.
-        let unmatched_words = ranking
-            .unmatched
+        let unmatched = SearchIndex::unmatched_words(query, &unreached);
+        // Content words no tool holds: not a stop word in any language; and
+        // of those, the ones that are no data the request carries.
+        let content: Vec<_> = unmatched
             .iter()
-            .filter(|w| !text::any_language_stop_words().contains(w.to_lowercase().as_str()))
-            .count();
-        let unmatched_words = u32::try_from(unmatched_words).unwrap_or(u32::MAX);
+            .filter(|u| !text::any_language_stop_words().contains(u.word.to_lowercase().as_str()))
+            .collect();
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let unmatched_words = count(content.len());
+        let unmatched_asking = count(content.iter().filter(|u| !u.data).count());
+        ranking.unmatched = unmatched.into_iter().map(|u| u.word).collect();
         // The best the query's words could score in this catalog: each
         // reachable word's highest score in any one tool.
         let attainable: f32 = query_terms
@@ -490,6 +493,7 @@ impl SearchIndex {
                     name_match,
                     matched_words,
                     unmatched_words,
+                    unmatched_asking,
                 };
                 Hit {
                     tool: self.docs[d as usize],

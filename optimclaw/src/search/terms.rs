@@ -80,32 +80,102 @@ impl SearchIndex {
     }
 
     /// The words of `query` (as given) whose every term is in `unreached`
-    /// (sorted): what `tool_info` reports as matching no tool. Looks at the
-    /// first [`MAX_SCANNED_WORDS`] words and reports at most
-    /// [`MAX_REPORTED_WORDS`].
-    pub(super) fn unmatched_words(query: &str, unreached: &[String]) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
+    /// (sorted): what `tool_info` reports as matching no tool, each marked
+    /// when it is data the request carries rather than a word for what it
+    /// asks ([`Place::is_data`]). Looks at the first [`MAX_SCANNED_WORDS`]
+    /// words and reports at most [`MAX_REPORTED_WORDS`].
+    pub(super) fn unmatched_words(query: &str, unreached: &[String]) -> Vec<UnmatchedWord> {
+        let mut out: Vec<UnmatchedWord> = Vec::new();
         if unreached.is_empty() {
             return out;
         }
-        for word in query.split_whitespace().take(MAX_SCANNED_WORDS) {
+        let mut place = Place::default();
+        for raw in query.split_whitespace().take(MAX_SCANNED_WORDS) {
             if out.len() >= MAX_REPORTED_WORDS {
                 break;
             }
+            let data = place.is_data(raw);
             let mut word_terms = Vec::new();
-            super::analyze(word, &mut word_terms);
+            super::analyze(raw, &mut word_terms);
             let unmatched = !word_terms.is_empty()
                 && word_terms
                     .iter()
                     .all(|t| unreached.binary_search(t).is_ok());
             // The word as the user wrote it, without the punctuation
             // around it ("week?" is "week").
-            let word = word.trim_matches(|c: char| !c.is_alphanumeric());
-            if unmatched && !word.is_empty() && !out.iter().any(|u| u == word) {
-                out.push(word.to_owned());
+            let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+            if unmatched && !word.is_empty() && !out.iter().any(|u| u.word == word) {
+                out.push(UnmatchedWord {
+                    word: word.to_owned(),
+                    data,
+                });
             }
         }
         out
+    }
+}
+
+/// A word of a request that no tool holds.
+#[derive(Debug, PartialEq)]
+pub(super) struct UnmatchedWord {
+    /// As the user wrote it, without the punctuation around it.
+    pub(super) word: String,
+    /// Whether it is data the request carries ([`Place::is_data`]).
+    pub(super) data: bool,
+}
+
+/// Where a word stands in its request, read word by word: inside quotes,
+/// at the start of a sentence.
+#[derive(Debug)]
+struct Place {
+    in_quotes: bool,
+    sentence_start: bool,
+}
+
+impl Default for Place {
+    fn default() -> Self {
+        Place {
+            in_quotes: false,
+            sentence_start: true,
+        }
+    }
+}
+
+/// Signs that open a quotation at the start of a word.
+const OPENING_QUOTES: &[char] = &['"', '\'', '\u{201c}', '\u{2018}', '\u{ab}', '`'];
+/// Signs that close one at the end of a word.
+const CLOSING_QUOTES: &[char] = &['"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', '`'];
+/// Signs that end a sentence.
+const SENTENCE_ENDS: &[char] = &['.', '?', '!', ':'];
+
+impl Place {
+    /// Whether `raw` (one whitespace-separated word, with its punctuation)
+    /// is data the request carries, not a word for what it asks: quoted
+    /// text, a word with a digit (`44`, `3pm`), a name (capitalised, not
+    /// first in its sentence: `Lisbon`, `OpenAI`), or a word holding a
+    /// path's or an address's signs (`notes/todo.md`, `a@b.org`). Then
+    /// moves on past the word.
+    fn is_data(&mut self, raw: &str) -> bool {
+        let opens = raw.starts_with(OPENING_QUOTES);
+        let quoted = self.in_quotes || opens;
+        let word = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let name = !self.sentence_start && word.chars().next().is_some_and(char::is_uppercase);
+        let signs = word.contains(['/', '\\', '@', '_', '.', ':', '#', '=']);
+        let digit = word.chars().any(|c| c.is_ascii_digit());
+        let end = raw.trim_end_matches([')', ']', ',', ';']);
+        let closes = end
+            .trim_end_matches(SENTENCE_ENDS)
+            .ends_with(CLOSING_QUOTES)
+            && (end.chars().count() > 1 || !opens);
+        if closes {
+            self.in_quotes = false;
+        } else if opens {
+            self.in_quotes = true;
+        }
+        self.sentence_start = end
+            .trim_end_matches(CLOSING_QUOTES)
+            .ends_with(SENTENCE_ENDS);
+        quoted || name || signs || digit
     }
 }
 
@@ -170,16 +240,55 @@ mod tests {
 mod unmatched_tests {
     use crate::search::SearchIndex;
 
+    fn words(query: &str, unreached: &[String]) -> Vec<String> {
+        SearchIndex::unmatched_words(query, unreached)
+            .into_iter()
+            .map(|u| u.word)
+            .collect()
+    }
+
+    /// The words of `query` read as data, when no tool holds any word.
+    fn data(query: &str) -> Vec<String> {
+        let mut unreached: Vec<String> = Vec::new();
+        crate::search::analyze(query, &mut unreached);
+        unreached.sort();
+        SearchIndex::unmatched_words(query, &unreached)
+            .into_iter()
+            .filter(|u| u.data)
+            .map(|u| u.word)
+            .collect()
+    }
+
+    #[test]
+    fn names_numbers_quotes_and_addresses_are_data() {
+        assert_eq!(
+            data("What's the weather in Lisbon tomorrow? Weather in Oslo too."),
+            ["Lisbon", "Oslo"]
+        );
+        // (A bare number is no search term, so never an unmatched word.)
+        assert_eq!(
+            data("order shoes in size 44 at 3pm from shop.example.com"),
+            ["3pm", "shop.example.com"]
+        );
+        assert_eq!(
+            data("replace 'big red dog' with \u{201c}cat\u{201d} in notes/todo.md, then stop"),
+            ["big", "red", "dog", "cat", "notes/todo.md"]
+        );
+        // An apostrophe inside a word opens nothing.
+        assert_eq!(
+            data("what's the user's plan for the marathon"),
+            Vec::<String>::new()
+        );
+        assert_eq!(data("keep my OpenAI API key safe"), ["OpenAI", "API"]);
+    }
+
     #[test]
     fn unmatched_words_come_without_their_punctuation() {
         let unreached = vec!["week".to_owned()];
         assert_eq!(
-            SearchIndex::unmatched_words("What do I still have to do this week?", &unreached),
+            words("What do I still have to do this week?", &unreached),
             ["week"]
         );
-        assert_eq!(
-            SearchIndex::unmatched_words("\"week\", (week) week!", &unreached),
-            ["week"]
-        );
+        assert_eq!(words("\"week\", (week) week!", &unreached), ["week"]);
     }
 }

@@ -307,6 +307,7 @@ fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &
             "tool": tools[h.tool].name(),
             "relevant": q.relevant.contains(&tools[h.tool].name().to_owned()),
             "strength": h.strength,
+            "weighted": h.signals.weighted(h.coverage),
             "share": h.signals.share,
             "coverage_all": h.coverage,
             "margin": h.signals.margin,
@@ -314,6 +315,7 @@ fn signals_line(set: &str, kind: &str, q: &Query, registry: &Registry, answer: &
             "name_match": h.signals.name_match,
             "matched_words": h.signals.matched_words,
             "unmatched_words": h.signals.unmatched_words,
+            "unmatched_asking": h.signals.unmatched_asking,
         })).collect::<Vec<_>>(),
     })
 }
