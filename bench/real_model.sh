@@ -21,9 +21,7 @@ size=${1:-0.5b}
 set_file=${2:-bench/data/real-model/dev.jsonl}
 modes=${3:-eager,lazy,lazy-no-preload,lazy-append,code,text}
 behaviours=${4:-own,parsed}
-threads=${LLM_THREADS:-2}
 port=${LLM_PORT:-8088}
-temp=${LLM_TEMP:-0}
 if ! dir=$(bash bench/llm/setup.sh); then
   echo "real-model benchmark skipped: the model or its server cannot be set up here" >&2
   exit 0
@@ -31,24 +29,16 @@ fi
 cargo build -q --release -p optimclaw-bench --bin real_model
 out=bench/results/real-model
 mkdir -p "$out"
-model_file=$dir/models/qwen2.5-coder-$size-instruct-q4_k_m.gguf
-name=qwen2.5-coder-$size-instruct
+. bench/llm/serve.sh
+trap 'kill ${server:-} 2>/dev/null || true' EXIT
 for behaviour in ${behaviours//,/ }; do
   template=()
   [ "$behaviour" = parsed ] && template=(--chat-template-file bench/llm/qwen_parsed_calls.jinja)
-  LD_LIBRARY_PATH=$dir/lcpp-build/bin "$dir/lcpp-build/bin/llama-server" -m "$model_file" --jinja \
-    "${template[@]}" --host 127.0.0.1 --port "$port" -c 16384 -t "$threads" -np 1 --temp "$temp" --alias "$name" \
-    > "$out/server-$size-$behaviour.log" 2>&1 &
-  server=$!
-  trap 'kill $server 2>/dev/null || true' EXIT
-  for _ in $(seq 300); do
-    curl -sf "http://127.0.0.1:$port/health" > /dev/null 2>&1 && break
-    sleep 1
-  done
+  serve "$dir" "$size" "$port" 16384 "$out/server-$size-$behaviour.log" "${template[@]}"
+  name=$model_name
   label="$name/$behaviour"
   ./target/release/real_model --base-url "http://127.0.0.1:$port/v1" --model "$name" \
     --set "$set_file" --modes "$modes" --label "$label" \
     > "$out/$size-$behaviour-$(basename "$set_file" .jsonl).jsonl" 2> >(tee "$out/$size-$behaviour-$(basename "$set_file" .jsonl).md" >&2)
-  kill $server; wait $server 2>/dev/null || true
-  trap - EXIT
+  kill "$server"; wait "$server" 2>/dev/null || true
 done
