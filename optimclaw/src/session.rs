@@ -143,13 +143,8 @@ impl Session {
             .filter(|tool| self.scope.allows(tool.name()))
             .filter(|tool| {
                 let schema = tool.input_schema();
-                let required: Vec<&str> = schema["required"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .collect();
-                !required.is_empty() && required.iter().all(|r| fields.contains_key(*r))
+                let mut required = crate::schema::required(schema).peekable();
+                required.peek().is_some() && required.all(|r| fields.contains_key(r))
             })
             .map(|tool| tool.name())
             .take(3)

@@ -67,7 +67,7 @@ pub(crate) fn repair(args: &mut Value, schema: &Value, rename: bool) -> Vec<Stri
         rename_by_words(map, props, schema, &mut taken);
         rename_lone_field(map, props, schema, &mut taken);
     }
-    let required_present = required(schema).all(|name| map.contains_key(name));
+    let required_present = schema::required(schema).all(|name| map.contains_key(name));
     if closed && required_present {
         let unknown: Vec<String> = map
             .keys()
@@ -92,7 +92,7 @@ fn rename_by_words(
     schema: &Value,
     taken: &mut Vec<String>,
 ) {
-    let missing: Vec<&str> = required(schema)
+    let missing: Vec<&str> = schema::required(schema)
         .filter(|name| !map.contains_key(*name))
         .collect();
     let unknown: Vec<String> = map
@@ -124,7 +124,7 @@ fn rename_lone_field(
     schema: &Value,
     taken: &mut Vec<String>,
 ) {
-    let mut missing = required(schema).filter(|name| !map.contains_key(*name));
+    let mut missing = schema::required(schema).filter(|name| !map.contains_key(*name));
     let (Some(target), None) = (missing.next(), missing.next()) else {
         return;
     };
@@ -231,15 +231,6 @@ fn article(wanted: &str) -> &'static str {
         "boolean" => "a boolean",
         _ => "a number",
     }
-}
-
-fn required(schema: &Value) -> impl Iterator<Item = &str> {
-    schema
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
 }
 
 #[cfg(test)]

@@ -162,10 +162,17 @@ pub fn drop_closed_objects(schema: &mut Value) {
 
 /// Whether a schema lists `name` in `required`.
 pub fn is_required(schema: &Value, name: &str) -> bool {
+    required(schema).any(|r| r == name)
+}
+
+/// The names a schema lists in `required`, in its order.
+pub fn required(schema: &Value) -> impl Iterator<Item = &str> {
     schema
         .get("required")
         .and_then(Value::as_array)
-        .is_some_and(|r| r.iter().any(|v| v.as_str() == Some(name)))
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
 }
 
 /// The JSON type of a value, for error messages ("a string", "an array").
