@@ -13,7 +13,7 @@ use crate::error::{ToolError, ToolErrorKind};
 use crate::prompt::{Prompt, canonical_spec};
 use crate::registry::Registry;
 use crate::scope::ToolScope;
-use crate::tool::{CALL_TOOL, TOOL_INFO};
+use crate::tool::{CALL_TOOL, TOOL_INFO, Tool};
 
 /// One conversation with a model.
 ///
@@ -48,7 +48,13 @@ struct Inner {
     attached: Mutex<Vec<String>>,
     /// Tools whose schema went back with a failed call.
     schema_shown: Mutex<Vec<String>>,
+    /// The latest message preload read (its first [`REQUEST_CHARS`]
+    /// characters), and the tools it attached to it.
+    request: Mutex<(String, Vec<String>)>,
 }
+
+/// Characters of a message kept to tell its text in a call's arguments.
+const REQUEST_CHARS: usize = 4096;
 
 impl Session {
     /// A session with the registry's lazy-loading setting.
@@ -66,6 +72,7 @@ impl Session {
                 loaded: Mutex::new(Vec::new()),
                 attached: Mutex::new(Vec::new()),
                 schema_shown: Mutex::new(Vec::new()),
+                request: Mutex::new((String::new(), Vec::new())),
             }),
             scope: Arc::new(ToolScope::all()),
         }
@@ -149,6 +156,81 @@ impl Session {
             .map(|tool| tool.name())
             .take(3)
             .collect()
+    }
+
+    /// Records the message preload read and the tools it attached to it.
+    pub(crate) fn set_request(&self, message: &str, attached: &[String]) {
+        let end = message
+            .char_indices()
+            .nth(REQUEST_CHARS)
+            .map_or(message.len(), |(i, _)| i);
+        *self
+            .inner
+            .request
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) =
+            (message[..end].to_owned(), attached.to_vec());
+    }
+
+    /// A field `tool` (a core tool) does not take, with the deferred tool
+    /// the model most likely meant instead: one attached or loaded in this
+    /// session that requires that field (`time` sent the `datetime` of an
+    /// attached `timezone_convert`), or else one attached to the latest
+    /// message when the field holds that message's own text (`time` sent
+    /// `{"text": "2025-05-05T06:30:00Z"}` for "What is
+    /// 2025-05-05T06:30:00Z in Europe/Berlin?"). Dropped as noise, such a
+    /// field would have the core tool answer another question.
+    fn field_of_another<'r>(
+        &self,
+        tool: &Tool,
+        args: &Value,
+        registry: &'r Registry,
+    ) -> Option<(String, &'r Tool)> {
+        let fields = args.as_object()?;
+        let props = tool
+            .input_schema()
+            .get("properties")
+            .and_then(Value::as_object);
+        let unknown: Vec<&String> = fields
+            .keys()
+            .filter(|k| props.is_none_or(|p| !p.contains_key(*k)))
+            .collect();
+        if unknown.is_empty() {
+            return None;
+        }
+        let candidate = |name: &String| {
+            registry
+                .get(name)
+                .filter(|other| !other.is_core() && self.scope.allows(other.name()))
+        };
+        let mut names = self.attached();
+        names.extend(self.loaded());
+        let by_name = names.iter().rev().filter_map(candidate).find_map(|other| {
+            unknown
+                .iter()
+                .find(|field| crate::schema::is_required(other.input_schema(), field))
+                .map(|field| ((*field).clone(), other))
+        });
+        if by_name.is_some() {
+            return by_name;
+        }
+        let request = self
+            .inner
+            .request
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (message, attached) = &*request;
+        let quoted = unknown.iter().find(|field| {
+            fields[field.as_str()]
+                .as_str()
+                .map(str::trim)
+                .is_some_and(|text| text.chars().count() >= 4 && message.contains(text))
+        })?;
+        attached
+            .iter()
+            .filter_map(candidate)
+            .next()
+            .map(|other| ((*quoted).clone(), other))
     }
 
     /// Forgets that tools were attached (the message that carried them
@@ -305,6 +387,21 @@ impl Session {
             if !meant.is_empty() {
                 return Err(ToolError::unknown_tool(name, &meant));
             }
+        }
+        if let Some(tool) = registry.get(name).filter(|t| t.is_core())
+            && let Some((field, other)) = self.field_of_another(tool, &args, registry)
+        {
+            let needs: Vec<&str> = crate::schema::required(other.input_schema()).collect();
+            return Err(ToolError::invalid_arguments(
+                name,
+                "",
+                format!(
+                    "`{name}` does not take `{field}`; the tool for this is likely `{}` (it needs {}): call `{}`, or call `{name}` without `{field}`",
+                    other.name(),
+                    needs.join(", "),
+                    other.name()
+                ),
+            ));
         }
         let result = registry.call_with(name, args, ctx, options).await;
         let Some(tool) = registry.get(name) else {

@@ -222,3 +222,108 @@ async fn a_made_up_name_is_pointed_at_the_attached_tool_its_arguments_fit() {
         err.message()
     );
 }
+
+#[tokio::test]
+async fn a_core_tool_sent_a_field_an_attached_tool_needs_points_at_that_tool() {
+    let closed = |properties: Value, required: Value| json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false});
+    let registry = Registry::builder()
+        .without_linked()
+        .lazy(LazyConfig::lazy())
+        .tools([
+            tool(
+                "time",
+                "Get the current date and time in a time zone.",
+                closed(json!({"timezone": {"type": "string"}}), json!([])),
+            )
+            .kind(optimclaw::ToolKind::Core),
+            tool(
+                "timezone_convert",
+                "Convert a date-time into another time zone.",
+                closed(
+                    json!({"datetime": {"type": "string"}, "to": {"type": "string"}}),
+                    json!(["datetime", "to"]),
+                ),
+            ),
+        ])
+        .build()
+        .unwrap();
+    let session = Session::new(registry);
+    let ctx = optimclaw::ToolContext::new();
+    let lenient = optimclaw::CallOptions::default().with_lenient(true);
+    let args = json!({"datetime": "2025-07-04T18:00:00Z", "timezone": "Europe/Paris"});
+    // Nothing attached yet: the unknown field is noise, dropped.
+    let now = session
+        .call_with("time", args.clone(), &ctx, lenient)
+        .await
+        .unwrap();
+    assert_eq!(now, json!({"timezone": "Europe/Paris"}));
+    let attached = session
+        .preload(
+            "Convert 2025-07-04T18:00:00Z to another time zone.",
+            &PreloadOptions::default(),
+        )
+        .map(|p| p.tools);
+    assert_eq!(
+        attached.as_deref(),
+        Some(&["timezone_convert".to_owned()][..])
+    );
+    // With the tool that needs it attached, the field is not dropped: the
+    // model is pointed at that tool.
+    let err = session
+        .call_with("time", args, &ctx, lenient)
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), optimclaw::ToolErrorKind::InvalidArguments);
+    assert!(
+        err.message().contains(
+            "`time` does not take `datetime`; the tool for this is likely `timezone_convert` (it needs datetime, to): call `timezone_convert`, or call `time` without `datetime`"
+        ),
+        "{}",
+        err.message()
+    );
+    // A field no attached tool needs is still noise ...
+    let now = session
+        .call_with(
+            "time",
+            json!({"timezone": "UTC", "max_chars": 20000, "text": "a zone"}),
+            &ctx,
+            lenient,
+        )
+        .await
+        .unwrap();
+    assert_eq!(now, json!({"timezone": "UTC"}));
+    // ... unless it holds the message's own text, beside the tool attached
+    // to that message.
+    let err = session
+        .call_with(
+            "time",
+            json!({"text": "2025-07-04T18:00:00Z", "timezone": "UTC"}),
+            &ctx,
+            lenient,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        err.message().contains(
+            "`time` does not take `text`; the tool for this is likely `timezone_convert`"
+        ),
+        "{}",
+        err.message()
+    );
+    // A message that attached nothing points nowhere.
+    assert!(
+        session
+            .preload("What time is it?", &PreloadOptions::default())
+            .is_none()
+    );
+    let now = session
+        .call_with(
+            "time",
+            json!({"text": "time is it", "timezone": "UTC"}),
+            &ctx,
+            lenient,
+        )
+        .await
+        .unwrap();
+    assert_eq!(now, json!({"timezone": "UTC"}));
+}
