@@ -327,6 +327,12 @@ impl Session {
     /// model calls before loading it runs if its arguments are valid (and is
     /// loaded then, saving a round trip); if they are not, the error carries
     /// the tool's schema so the model can retry at once.
+    ///
+    /// A core tool sent a field it does not take is not called (even with
+    /// [`CallOptions::lenient`], which would drop the field) when a tool
+    /// attached or loaded in this session requires that field, or when the
+    /// field holds the text of the message [`preload`](Self::preload) read
+    /// last and a tool was attached to it: the error names that tool.
     pub async fn call(
         &self,
         name: &str,
