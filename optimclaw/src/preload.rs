@@ -174,7 +174,7 @@ impl Session {
             return None;
         }
         let registry = self.registry();
-        self.set_request(message, &[]);
+        self.set_request(message);
         // Code mode: declarations, called from a program.
         let code_mode = registry.in_code_mode(lazy);
         let attached = self.attached();
@@ -219,7 +219,6 @@ impl Session {
         // later ones, read again by every later request, only how to call.
         let first = attached.is_empty();
         self.attach(&tools);
-        self.set_request(message, &tools);
         if options.listed_in_tools && !code_mode {
             // The tools' place in `tools` is their whole description.
             return Some(Preloaded {

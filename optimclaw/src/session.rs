@@ -158,8 +158,9 @@ impl Session {
             .collect()
     }
 
-    /// Records the message preload read and the tools it attached to it.
-    pub(crate) fn set_request(&self, message: &str, attached: &[String]) {
+    /// Records the message preload reads; [`attach`](Self::attach) then
+    /// records the tools attached to it.
+    pub(crate) fn set_request(&self, message: &str) {
         let end = message
             .char_indices()
             .nth(REQUEST_CHARS)
@@ -168,8 +169,7 @@ impl Session {
             .inner
             .request
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) =
-            (message[..end].to_owned(), attached.to_vec());
+            .unwrap_or_else(PoisonError::into_inner) = (message[..end].to_owned(), Vec::new());
     }
 
     /// A field `tool` (a core tool) does not take, with the deferred tool
@@ -260,7 +260,7 @@ impl Session {
             .retain(|n| !names.contains(n));
     }
 
-    /// Records tools as attached to a message.
+    /// Records tools as attached to a message: the one [`set_request`](Self::set_request) recorded last.
     pub(crate) fn attach(&self, names: &[String]) {
         let mut attached = self
             .inner
@@ -272,6 +272,12 @@ impl Session {
                 attached.push(name.clone());
             }
         }
+        self.inner
+            .request
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .1
+            .extend_from_slice(names);
     }
 
     /// The deferred tools loaded so far, in load order.

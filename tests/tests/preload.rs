@@ -250,12 +250,10 @@ async fn a_core_tool_sent_a_field_an_attached_tool_needs_points_at_that_tool() {
     let session = Session::new(registry);
     let ctx = optimclaw::ToolContext::new();
     let lenient = optimclaw::CallOptions::default().with_lenient(true);
+    let time = async |args: Value| session.call_with("time", args, &ctx, lenient).await;
     let args = json!({"datetime": "2025-07-04T18:00:00Z", "timezone": "Europe/Paris"});
     // Nothing attached yet: the unknown field is noise, dropped.
-    let now = session
-        .call_with("time", args.clone(), &ctx, lenient)
-        .await
-        .unwrap();
+    let now = time(args.clone()).await.unwrap();
     assert_eq!(now, json!({"timezone": "Europe/Paris"}));
     let attached = session
         .preload(
@@ -269,10 +267,7 @@ async fn a_core_tool_sent_a_field_an_attached_tool_needs_points_at_that_tool() {
     );
     // With the tool that needs it attached, the field is not dropped: the
     // model is pointed at that tool.
-    let err = session
-        .call_with("time", args, &ctx, lenient)
-        .await
-        .unwrap_err();
+    let err = time(args).await.unwrap_err();
     assert_eq!(err.kind(), optimclaw::ToolErrorKind::InvalidArguments);
     assert!(
         err.message().contains(
@@ -282,25 +277,13 @@ async fn a_core_tool_sent_a_field_an_attached_tool_needs_points_at_that_tool() {
         err.message()
     );
     // A field no attached tool needs is still noise ...
-    let now = session
-        .call_with(
-            "time",
-            json!({"timezone": "UTC", "max_chars": 20000, "text": "a zone"}),
-            &ctx,
-            lenient,
-        )
+    let now = time(json!({"timezone": "UTC", "max_chars": 20000, "text": "a zone"}))
         .await
         .unwrap();
     assert_eq!(now, json!({"timezone": "UTC"}));
     // ... unless it holds the message's own text, beside the tool attached
     // to that message.
-    let err = session
-        .call_with(
-            "time",
-            json!({"text": "2025-07-04T18:00:00Z", "timezone": "UTC"}),
-            &ctx,
-            lenient,
-        )
+    let err = time(json!({"text": "2025-07-04T18:00:00Z", "timezone": "UTC"}))
         .await
         .unwrap_err();
     assert!(
@@ -316,13 +299,7 @@ async fn a_core_tool_sent_a_field_an_attached_tool_needs_points_at_that_tool() {
             .preload("What time is it?", &PreloadOptions::default())
             .is_none()
     );
-    let now = session
-        .call_with(
-            "time",
-            json!({"text": "time is it", "timezone": "UTC"}),
-            &ctx,
-            lenient,
-        )
+    let now = time(json!({"text": "time is it", "timezone": "UTC"}))
         .await
         .unwrap();
     assert_eq!(now, json!({"timezone": "UTC"}));
