@@ -376,7 +376,7 @@ impl Agent {
             };
             let mut reply = reply;
             if reply.calls.is_empty() && !reply.text.is_empty() {
-                self.read_text_calls(&mut reply, tool_calls);
+                self.read_text_calls(&mut reply, tool_calls, progress.in_hand().is_none());
             }
             let mut usage = reply.usage;
             usage.request = self.usage.len() + 1;

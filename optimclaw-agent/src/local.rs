@@ -71,8 +71,18 @@ impl Agent {
     /// a call of a tool the model made up, which then fails naming the
     /// tools it may have meant, rather than an answer of raw JSON. A reply
     /// that is one object naming a tool with its parameters beside the name
-    /// is that call ([`textcall::read_flat`]).
-    pub(super) fn read_text_calls(&self, reply: &mut ModelReply, calls_so_far: usize) {
+    /// is that call ([`textcall::read_flat`]). With `announced`, a reply
+    /// whose prose names a tool in backticks and then writes its call in a
+    /// fenced block is that call
+    /// ([`read_announced_calls`](optimclaw::provider::read_announced_calls)):
+    /// the loop asks for it until a tool has answered in the turn, since a
+    /// model that has its result writes its call again to explain it.
+    pub(super) fn read_text_calls(
+        &self,
+        reply: &mut ModelReply,
+        calls_so_far: usize,
+        announced: bool,
+    ) {
         let known = textcall::read(&reply.text, |n| self.names_a_tool(n), calls_so_far);
         let calls = known
             .or_else(|| {
@@ -88,6 +98,17 @@ impl Agent {
                         .and_then(|tool| tool.input_schema()["properties"].as_object())
                 };
                 textcall::read_flat(&reply.text, parameters_of, calls_so_far).map(|call| vec![call])
+            })
+            .or_else(|| {
+                announced
+                    .then(|| {
+                        textcall::read_announced(
+                            &reply.text,
+                            |n| self.names_a_tool(n),
+                            calls_so_far,
+                        )
+                    })
+                    .flatten()
             });
         if let Some(calls) = calls {
             reply.text.clear();

@@ -3,7 +3,7 @@
 //! fenced blocks, `<tool_call>` tags, several at once; prose stays prose)
 //! and turned into the loop's call requests.
 
-use optimclaw::provider::read_text_calls;
+use optimclaw::provider::{WrittenCall, read_announced_calls, read_text_calls};
 
 use super::ToolCallRequest;
 use super::reply::parse_arguments;
@@ -15,19 +15,30 @@ pub(super) fn read(
     is_tool: impl Fn(&str) -> bool,
     first_id: usize,
 ) -> Option<Vec<ToolCallRequest>> {
-    let calls = read_text_calls(text, is_tool)?;
-    Some(
-        calls
-            .into_iter()
-            .enumerate()
-            .map(|(i, call)| ToolCallRequest {
-                id: format!("text_call_{}", first_id + i),
-                name: call.tool,
-                arguments: parse_arguments(&call.raw_arguments),
-                raw_arguments: json_text(call.raw_arguments),
-            })
-            .collect(),
-    )
+    Some(requests(read_text_calls(text, is_tool)?, first_id))
+}
+
+/// The calls `text` announces by name in its prose before writing them in
+/// a fenced block ([`read_announced_calls`]), numbered as [`read`] does.
+pub(super) fn read_announced(
+    text: &str,
+    is_tool: impl Fn(&str) -> bool,
+    first_id: usize,
+) -> Option<Vec<ToolCallRequest>> {
+    Some(requests(read_announced_calls(text, is_tool)?, first_id))
+}
+
+fn requests(calls: Vec<WrittenCall>, first_id: usize) -> Vec<ToolCallRequest> {
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, call)| ToolCallRequest {
+            id: format!("text_call_{}", first_id + i),
+            name: call.tool,
+            arguments: parse_arguments(&call.raw_arguments),
+            raw_arguments: json_text(call.raw_arguments),
+        })
+        .collect()
 }
 
 /// A reply that is one JSON object (bare or in one fence) naming a tool

@@ -794,3 +794,62 @@ async fn a_reply_that_goes_into_a_loop_is_cut_and_ends_the_turn() {
         .unwrap();
     assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
 }
+
+/// A call as Qwen2.5-Coder-1.5B writes it when it explains it first.
+const ANNOUNCED: &str = "To encode the text, you can use the `base64_encode` function. Here's how you can do it:\n\n```json\n{\n  \"name\": \"base64_encode\",\n  \"arguments\": {\n    \"text\": \"hello world\"\n  }\n}\n```\n\nThe output will be the base64-encoded form of the text, which you can paste wherever you need it.";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_announced_by_name_before_any_result_is_run() {
+    for server in [Server::Parsing, Server::OwnTemplate] {
+        let local = serve(
+            server,
+            vec![
+                Output::Text(ANNOUNCED),
+                Output::Text("It is aGVsbG8gd29ybGQ=."),
+            ],
+        );
+        let log = calls();
+        let mut agent = agent(&local, AgentOptions::default(), &log);
+        let reply = agent
+            .send("Encode the text 'hello world' as base64.")
+            .await
+            .unwrap();
+        assert_eq!(reply.text, "It is aGVsbG8gd29ybGQ=.");
+        assert_eq!(
+            log.lock().unwrap().as_slice(),
+            [("base64_encode".to_owned(), json!({"text": "hello world"}))]
+        );
+        // The history holds the call, not the prose around it.
+        let second = &local.bodies.lock().unwrap()[1];
+        let messages = second["messages"].as_array().unwrap();
+        let assistant = &messages[messages.len() - 2];
+        assert_eq!(
+            assistant["tool_calls"][0]["function"]["name"],
+            "base64_encode"
+        );
+        assert!(!second.to_string().contains("Here's how you can do it"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_announced_after_a_result_is_an_answer() {
+    // Given the result, the model explains what else could be called: an
+    // answer, not a second call.
+    let after = "Done. You could also use the `calculate` function to check a sum, like this:\n\n```json\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"(17 + 25) * 3\"}}\n```\n\nThat would return the sum, which you can compare with the result above.";
+    let local = serve(
+        Server::OwnTemplate,
+        vec![
+            Output::Call("base64_encode", json!({"text": "hello world"})),
+            Output::Text(after),
+        ],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, after);
+    assert_eq!(reply.tool_calls, 1);
+    assert_eq!(log.lock().unwrap().len(), 1, "calculate did not run");
+}

@@ -5,6 +5,9 @@ use serde_json::{Map, Value};
 
 use crate::tool::Tool;
 
+mod announced;
+pub use announced::read_announced_calls;
+
 /// How a text-only model is told to call a tool.
 pub const TEXT_CALL_INSTRUCTIONS: &str = "To call a tool, reply with exactly one fenced JSON block and nothing else:\n```json\n{\"tool\": \"<name>\", \"arguments\": {<arguments>}}\n```";
 

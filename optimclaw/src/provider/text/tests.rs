@@ -153,3 +153,47 @@ fn a_call_short_of_its_last_brace_is_read_whole() {
         assert!(read_text_calls(cut, tools).is_none(), "{cut}");
     }
 }
+
+/// Replies as Qwen2.5-Coder-1.5B wrote them: the call explained first.
+const ANNOUNCED: &str = "To encode the text, you can use the `base64_encode` function. Here's how you can do it:\n\n```json\n{\n  \"name\": \"base64_encode\",\n  \"arguments\": {\n    \"text\": \"lazy tools\"\n  }\n}\n```\n\nThe output will be the base64-encoded form of the text, which you can paste wherever you need it.";
+
+#[test]
+fn a_call_the_prose_announces_by_name_is_read_by_the_announced_reader_only() {
+    // Too much prose for the strict reader: an answer showing JSON.
+    assert!(read_text_calls(ANNOUNCED, tools).is_none());
+    let calls = read_announced_calls(ANNOUNCED, tools).unwrap();
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].tool, "base64_encode");
+    let args: Value = serde_json::from_str(&calls[0].raw_arguments).unwrap();
+    assert_eq!(args, json!({"text": "lazy tools"}));
+    // A plain fence, and a second block after it (what the call "returns"),
+    // change nothing.
+    let plain = ANNOUNCED.replace("```json", "```")
+        + "\n\n```json\n{\"result\": \"bGF6eSB0b29scw==\"}\n```";
+    assert_eq!(read_announced_calls(&plain, tools).unwrap(), calls);
+}
+
+#[test]
+fn a_block_the_prose_does_not_announce_stays_an_answer() {
+    let cases = [
+        // The tool is not named before the block (only after it, or as a
+        // plain word, or another tool is named).
+        ANNOUNCED.replace("the `base64_encode` function", "a function"),
+        ANNOUNCED.replace("`base64_encode` function", "base64_encode function"),
+        ANNOUNCED.replace("`base64_encode`", "`calculate`"),
+        ANNOUNCED.replace("the `base64_encode` function", "a function") + " Use `base64_encode`.",
+        // A tool the caller does not know, though named.
+        ANNOUNCED.replace("base64_encode", "base64_magic"),
+        // The block is data or code, not a call.
+        "Use the `calculate` tool; its result looks like:\n```json\n{\"result\": 4}\n```"
+            .to_owned(),
+        "Call the `calculate` tool:\n```python\ncalculate(expression=\"2+2\")\n```".to_owned(),
+        // The block does not parse (cut short).
+        ANNOUNCED[..ANNOUNCED.find("\"text\"").unwrap()].to_owned(),
+        // No block at all.
+        "You can use the `calculate` tool for that.".to_owned(),
+    ];
+    for text in &cases {
+        assert!(read_announced_calls(text, tools).is_none(), "{text}");
+    }
+}
