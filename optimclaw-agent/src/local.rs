@@ -76,7 +76,11 @@ impl Agent {
     /// fenced block is that call
     /// ([`read_announced_calls`](optimclaw::provider::read_announced_calls)):
     /// the loop asks for it until a tool has answered in the turn, since a
-    /// model that has its result writes its call again to explain it.
+    /// model that has its result writes its call again to explain it. Only
+    /// tools that cannot destroy data are run from an announcement
+    /// ([`ToolHints::may_destroy`](optimclaw::ToolHints::may_destroy)):
+    /// prose that shows how to delete a file reads the same as prose about
+    /// to delete it.
     pub(super) fn read_text_calls(
         &self,
         reply: &mut ModelReply,
@@ -104,7 +108,12 @@ impl Agent {
                     .then(|| {
                         textcall::read_announced(
                             &reply.text,
-                            |n| self.names_a_tool(n),
+                            |n| {
+                                self.session
+                                    .registry()
+                                    .get(n)
+                                    .is_some_and(|t| !t.hints().may_destroy())
+                            },
                             calls_so_far,
                         )
                     })

@@ -52,6 +52,22 @@ impl ToolHints {
     pub fn is_empty(&self) -> bool {
         *self == ToolHints::default()
     }
+
+    /// Whether the tool may destroy or overwrite data, with MCP's defaults
+    /// for hints not given: `destructive` when said, else any tool not
+    /// marked `read_only`.
+    ///
+    /// ```
+    /// use optimclaw::ToolHints;
+    /// assert!(ToolHints::default().may_destroy());
+    /// let read_only = ToolHints { read_only: Some(true), ..ToolHints::default() };
+    /// assert!(!read_only.may_destroy());
+    /// let additive = ToolHints { destructive: Some(false), ..ToolHints::default() };
+    /// assert!(!additive.may_destroy());
+    /// ```
+    pub fn may_destroy(&self) -> bool {
+        self.destructive.unwrap_or(self.read_only != Some(true))
+    }
 }
 
 /// Where a linked tool was defined: registry errors name it, so a bad

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolKind};
+use optimclaw::{DynamicTool, LazyConfig, Registry, Session, ToolHints, ToolKind};
 use optimclaw_agent::{
     Agent, AgentError, AgentOptions, CallReading, ModelConfig, ToolCalls, Turn, WireFormat,
 };
@@ -257,6 +257,10 @@ fn registry(calls: Arc<Mutex<Vec<(String, Value)>>>) -> Registry {
         json!({"type": "object", "properties": {"text": {"type": "string", "description": "The text to encode."}}, "required": ["text"], "additionalProperties": false}),
     )
     .keywords(["base64", "encode"])
+    .hints(ToolHints {
+        read_only: Some(true),
+        ..ToolHints::default()
+    })
     .handler(move |_ctx, args: Value| {
         record(&args);
         async move {
@@ -283,6 +287,21 @@ fn registry(calls: Arc<Mutex<Vec<(String, Value)>>>) -> Registry {
             }
         }
     });
+    let record = log("file_delete", &calls);
+    let file_delete = DynamicTool::new(
+        "file_delete",
+        "Delete a file.",
+        json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),
+    )
+    .keywords(["delete", "remove", "file"])
+    .hints(ToolHints {
+        destructive: Some(true),
+        ..ToolHints::default()
+    })
+    .handler(move |_ctx, args: Value| {
+        record(&args);
+        async move { Ok(json!("deleted")) }
+    });
     let tool_info = optimclaw::linked_tools()
         .find(|d| d.name == "tool_info")
         .expect("tool_info is linked");
@@ -290,7 +309,7 @@ fn registry(calls: Arc<Mutex<Vec<(String, Value)>>>) -> Registry {
         .without_linked()
         .descriptor(tool_info)
         .lazy(LazyConfig::lazy())
-        .tools([echo, base64, calculate])
+        .tools([echo, base64, calculate, file_delete])
         .build()
         .unwrap()
 }
@@ -829,6 +848,20 @@ async fn a_call_announced_by_name_before_any_result_is_run() {
         );
         assert!(!second.to_string().contains("Here's how you can do it"));
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_announced_of_a_tool_that_may_destroy_data_is_an_answer() {
+    // Prose that shows how to delete a file reads the same as prose about
+    // to delete it: only an explicit call deletes.
+    let shown = "To delete the file, you can use the `file_delete` function. Here's how you can do it:\n\n```json\n{\"name\": \"file_delete\", \"arguments\": {\"path\": \"old.log\"}}\n```\n\nThis removes the file from the workspace for good, so make sure you no longer need it.";
+    let local = serve(Server::OwnTemplate, vec![Output::Text(shown)]);
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent.send("How do I delete old.log?").await.unwrap();
+    assert_eq!(reply.text, shown);
+    assert_eq!(reply.tool_calls, 0);
+    assert!(log.lock().unwrap().is_empty(), "nothing was deleted");
 }
 
 #[tokio::test(flavor = "multi_thread")]
