@@ -410,7 +410,14 @@ impl Agent {
             }
             if reply.calls.is_empty()
                 && self.options.stop_when_stuck
-                && let Some(result) = progress.written_again(&reply.text)
+                && let Some(result) = progress.written_again(&reply.text).or_else(|| {
+                    // An empty reply after a result is no answer: the
+                    // result is (a small model that wandered off after its
+                    // call ended with nothing to say).
+                    (reply.text.trim().is_empty() && !reply.paused)
+                        .then(|| progress.in_hand())
+                        .flatten()
+                })
             {
                 reply.text = result;
             }

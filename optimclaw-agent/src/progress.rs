@@ -5,12 +5,15 @@
 //!   arguments), whatever the error said;
 //! - they call a tool again after it succeeded: with the same arguments, or
 //!   fed its own last result (`calculate` returned `126`, then
-//!   `calculate({"expression": "126"})`; `time` returned `{"datetime": …,
+//!   `calculate({"expression": "126"})`, or returned `8660` for
+//!   `(365 * 24) - 100`, then `calculate({"expression": "8660 - 100"})`;
+//!   `time` returned `{"datetime": …,
 //!   "weekday": …, "utc_offset": …}` and was called with those fields), or
 //!   they call a tool that does not exist after one succeeded
 //!   (`base64_decode` answered, then `small({"size": 10})`), or, given the
 //!   result, they write the call they made once more inside prose (read as
-//!   an answer, the prose would hide the result).
+//!   an answer, the prose would hide the result), or end with an empty
+//!   reply.
 //!
 //! The first ends the turn with [`AgentError::NoProgress`](crate::AgentError)
 //! naming the call and its error, unless a tool succeeded earlier in the
@@ -151,10 +154,18 @@ fn result_value(outcome: &ToolOutcome) -> Value {
 }
 
 /// Whether the new call is fed the tool's own last result: an argument is
-/// that result (a string or a number), or, for a result that is an object,
-/// the call copies most of its fields: at least two, and at least half of
-/// its scalar fields, each a value the last call did not send. A call that
-/// takes one field on (a cursor to the next page) is progress.
+/// that result (a string or a number), or that result followed by the end
+/// of the same argument in the last call (the same step applied to its own
+/// result again: `calculate` sent `(365 * 24) - 100`, got `8660`, then
+/// sent `8660 - 100`, `8560 - 100`, … to the step limit), or, for a result
+/// that is an object, the call copies most of its fields: at least two, and
+/// at least half of its scalar fields, each a value the last call did not
+/// send. A call that takes one field on (a cursor to the next page) is
+/// progress, and so is a next step of another kind (`5 * 4` after `2 + 3`
+/// gave `5`). A request to apply one step twice in one turn ("double 5,
+/// then double that") reads the same as the loop and ends at the first
+/// result; small models loop this way far more often than they are asked
+/// that (`stop_when_stuck` turns the guard off).
 fn fed_back(args: &Value, last_args: &Value, result: &Value) -> bool {
     let Some(map) = args.as_object() else {
         return false;
@@ -180,11 +191,25 @@ fn fed_back(args: &Value, last_args: &Value, result: &Value) -> bool {
     if result_text.is_empty() {
         return false;
     }
-    map.values().any(|v| match v {
-        Value::String(s) => s.trim() == result_text,
+    map.iter().any(|(key, v)| match v {
+        Value::String(s) => {
+            let s = s.trim();
+            s == result_text
+                || last_args
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .is_some_and(|last| applied_again(s, last.trim(), &result_text))
+        }
         Value::Number(n) => n.to_string() == result_text,
         _ => false,
     })
+}
+
+/// Whether `arg` is `result` followed by the end of `last` (the argument
+/// the result came from): the same step applied to the result again.
+fn applied_again(arg: &str, last: &str, result: &str) -> bool {
+    arg.strip_prefix(result)
+        .is_some_and(|step| !step.trim().is_empty() && arg != last && last.ends_with(step))
 }
 
 /// The JSON objects written in `text`, each from one of its `{` (objects
@@ -268,6 +293,37 @@ mod tests {
         // Other arguments are a new try.
         let fixed = call("base64_encode", json!({"text": "hi"}));
         assert_eq!(guard.judge(&[fixed], tool), Verdict::Go);
+    }
+
+    #[test]
+    fn the_same_step_applied_to_its_own_result_ends_with_that_result() {
+        // As the 0.5B looped: the result, then the end of the last expression.
+        let mut guard = ProgressGuard::default();
+        let first = call("calculate", json!({"expression": "(365 * 24) - 100"}));
+        guard.record(std::slice::from_ref(&first), &[outcome("8660", false)]);
+        let again = call("calculate", json!({"expression": "8660 - 100"}));
+        assert_eq!(
+            guard.judge(&[again], tool),
+            Verdict::Answered("8660".into())
+        );
+        let mut guard = ProgressGuard::default();
+        let first = call("calculate", json!({"expression": "144 / 12 + 7"}));
+        guard.record(std::slice::from_ref(&first), &[outcome("19", false)]);
+        let again = call("calculate", json!({"expression": "19 / 12 + 7"}));
+        assert_eq!(guard.judge(&[again], tool), Verdict::Answered("19".into()));
+        // A next step of another kind is progress.
+        let mut guard = ProgressGuard::default();
+        let first = call("calculate", json!({"expression": "2 + 3"}));
+        guard.record(std::slice::from_ref(&first), &[outcome("5", false)]);
+        for next in ["5 * 4", "5 + 3 * 2", "15 + 3"] {
+            let next = call("calculate", json!({"expression": next}));
+            assert_eq!(guard.judge(&[next], tool), Verdict::Go);
+        }
+        // Another tool, or another argument, is progress too.
+        let other = call("word_count", json!({"expression": "5 + 3"}));
+        assert_eq!(guard.judge(&[other], tool), Verdict::Go);
+        let other = call("calculate", json!({"formula": "5 + 3"}));
+        assert_eq!(guard.judge(&[other], tool), Verdict::Go);
     }
 
     #[test]

@@ -493,6 +493,42 @@ async fn a_tool_fed_its_own_result_ends_the_turn_with_that_result() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_empty_reply_after_a_result_answers_with_that_result() {
+    let local = serve(
+        Server::OwnTemplate,
+        vec![
+            Output::Call("base64_encode", json!({"text": "hello world"})),
+            Output::Text(""),
+        ],
+    );
+    let log = calls();
+    let mut guarded = agent(&local, AgentOptions::default(), &log);
+    let reply = guarded
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
+    // Without the guard the empty reply stands.
+    let local = serve(
+        Server::OwnTemplate,
+        vec![
+            Output::Call("base64_encode", json!({"text": "hello world"})),
+            Output::Text(""),
+        ],
+    );
+    let mut unguarded = agent(
+        &local,
+        AgentOptions::default().with_stop_when_stuck(false),
+        &log,
+    );
+    let reply = unguarded
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_same_failing_call_twice_ends_the_turn_with_its_error() {
     let bad = || Output::Call("calculate", json!({"expression": "two plus two"}));
     let local = serve(Server::Parsing, vec![bad(), bad(), bad(), bad()]);
