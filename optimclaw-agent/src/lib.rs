@@ -463,6 +463,31 @@ impl Agent {
                         });
                     }
                 }
+                if guard.stuck(&reply.calls) {
+                    // Searching on after the search guard said no twice (a
+                    // small model searched with the refusal as its query to
+                    // the step limit): the result in hand, or the refusal.
+                    let in_hand = progress.in_hand();
+                    self.transcript.push(Turn::Assistant {
+                        text: in_hand.clone().unwrap_or(reply.text),
+                        calls: Vec::new(),
+                        native: None,
+                    });
+                    return match in_hand {
+                        Some(text) => Ok(Reply {
+                            text,
+                            requests,
+                            tool_calls,
+                        }),
+                        None => Err(AgentError::NoProgress {
+                            tool: TOOL_INFO.to_owned(),
+                            error: guard.answer()["message"]
+                                .as_str()
+                                .unwrap_or_default()
+                                .to_owned(),
+                        }),
+                    };
+                }
             }
             tool_calls += reply.calls.len();
             for call in &reply.calls {

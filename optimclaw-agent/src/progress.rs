@@ -198,11 +198,33 @@ fn fed_back(args: &Value, last_args: &Value, result: &Value) -> bool {
                 || last_args
                     .get(key)
                     .and_then(Value::as_str)
-                    .is_some_and(|last| applied_again(s, last.trim(), &result_text))
+                    .is_some_and(|last| {
+                        applied_again(s, last.trim(), &result_text) || pasted_line(s, last, result)
+                    })
         }
         Value::Number(n) => n.to_string() == result_text,
         _ => false,
     })
+}
+
+/// Lines of a result at least this long, found in the next call's
+/// argument, are the result pasted back ([`pasted_line`]).
+const MIN_PASTED_LINE: usize = 8;
+
+/// Whether `arg`, changed from `last`, now holds a whole line of the text
+/// `result` that `last` did not: the model pasted its result into its next
+/// call (`text_diff` of `one two three`, then of `one two three` and the
+/// diff's `\ No newline at end of file`, growing by a line each request).
+fn pasted_line(arg: &str, last: &str, result: &Value) -> bool {
+    let Value::String(text) = result else {
+        return false;
+    };
+    arg != last
+        && text
+            .lines()
+            .map(str::trim)
+            .filter(|line| line.chars().count() >= MIN_PASTED_LINE)
+            .any(|line| arg.contains(line) && !last.contains(line))
 }
 
 /// Whether `arg` is `result` followed by the end of `last` (the argument
@@ -319,6 +341,27 @@ mod tests {
             let next = call("calculate", json!({"expression": next}));
             assert_eq!(guard.judge(&[next], tool), Verdict::Go);
         }
+        // A line of a text result pasted into the same argument.
+        let mut guard = ProgressGuard::default();
+        let first = call(
+            "text_diff",
+            json!({"original": "one two three", "modified": "one two four"}),
+        );
+        let diff = "--- original\n+++ modified\n@@ -1 +1 @@\n-one two three\n\\ No newline at end of file\n+one two four\n";
+        guard.record(
+            std::slice::from_ref(&first),
+            &[outcome(&json!(diff).to_string(), false)],
+        );
+        let pasted = call(
+            "text_diff",
+            json!({"original": "one two three\n\\ No newline at end of file\n", "modified": "one two four"}),
+        );
+        assert_eq!(guard.judge(&[pasted], tool), Verdict::Answered(diff.into()));
+        let other = call(
+            "text_diff",
+            json!({"original": "one two three", "modified": "one two five"}),
+        );
+        assert_eq!(guard.judge(&[other], tool), Verdict::Go);
         // Another tool, or another argument, is progress too.
         let other = call("word_count", json!({"expression": "5 + 3"}));
         assert_eq!(guard.judge(&[other], tool), Verdict::Go);

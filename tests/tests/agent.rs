@@ -641,6 +641,42 @@ async fn openai_step_limit_keeps_the_conversation_for_the_next_message() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_model_that_searches_on_after_two_refusals_ends_the_turn() {
+    // A small model searching with the guard's refusal as its query.
+    let script = || {
+        (1..=7)
+            .map(|i| {
+                openai_calls(&[(
+                    &*format!("s{i}"),
+                    "tool_info",
+                    r#"{"query": "tool_info was not run"}"#,
+                )])
+            })
+            .collect::<Vec<_>>()
+    };
+    let guarded = replay(script());
+    let mut first = agent(
+        &guarded,
+        WireFormat::OpenAiChat,
+        options().with_max_steps(12),
+    );
+    let err = first.send("Teleport me to Oslo").await.unwrap_err();
+    assert_eq!(err.kind(), "no_progress");
+    assert!(err.to_string().contains("tool_info was not run"), "{err}");
+    // Three searches ran, two were refused, the sixth ended the turn.
+    assert_eq!(guarded.seen().len(), 6);
+    // With the guard off, the loop runs to the step limit.
+    let unguarded = replay(script());
+    let mut second = agent(
+        &unguarded,
+        WireFormat::OpenAiChat,
+        options().with_max_steps(7).with_stop_when_stuck(false),
+    );
+    let err = second.send("Teleport me to Oslo").await.unwrap_err();
+    assert_eq!(err.kind(), "step_limit");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn openai_search_guard_stops_a_search_loop_and_counts_it() {
     let search = |id: &str, query: &str| {
         openai_calls(&[(id, "tool_info", &*format!(r#"{{"query": "{query}"}}"#))])

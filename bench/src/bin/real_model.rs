@@ -144,6 +144,14 @@ async fn run(task: &Task, mode: &str, base: &str, model: &str) -> Outcome {
         })
         .await;
     outcome.seconds = started.elapsed().as_secs_f64();
+    // Each conversation as the agent kept it, for reading a failure:
+    // REAL_MODEL_TRANSCRIPTS=DIR writes DIR/MODE-TASK.txt.
+    if let Some(dir) = std::env::var_os("REAL_MODEL_TRANSCRIPTS") {
+        let path = PathBuf::from(dir).join(format!("{mode}-{}.txt", task.id));
+        if let Err(e) = std::fs::write(&path, format!("{:#?}", agent.transcript())) {
+            eprintln!("{}: {e}", path.display());
+        }
+    }
     outcome.requests = agent.usage().len();
     outcome.prompt_tokens = agent.usage().iter().filter_map(|u| u.input_tokens).sum();
     outcome.refused = refused;
