@@ -414,9 +414,11 @@ impl Agent {
                     // An empty reply after a result is no answer: the
                     // result is (a small model that wandered off after its
                     // call ended with nothing to say).
-                    (reply.text.trim().is_empty() && !reply.paused)
-                        .then(|| progress.in_hand())
-                        .flatten()
+                    // So is the chat template's call format echoed.
+                    ((reply.text.trim().is_empty() && !reply.paused)
+                        || progress::echoes_call_format(&reply.text))
+                    .then(|| progress.in_hand())
+                    .flatten()
                 })
             {
                 reply.text = result;

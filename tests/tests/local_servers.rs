@@ -493,7 +493,7 @@ async fn a_tool_fed_its_own_result_ends_the_turn_with_that_result() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_empty_reply_after_a_result_answers_with_that_result() {
+async fn an_empty_or_echoed_reply_after_a_result_answers_with_that_result() {
     let local = serve(
         Server::OwnTemplate,
         vec![
@@ -504,6 +504,21 @@ async fn an_empty_reply_after_a_result_answers_with_that_result() {
     let log = calls();
     let mut guarded = agent(&local, AgentOptions::default(), &log);
     let reply = guarded
+        .send("Encode the text 'hello world' as base64.")
+        .await
+        .unwrap();
+    assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
+    // The chat template's call format echoed after the result: no answer.
+    let echo = "To call a function, reply with only a json object with function name and arguments:\n{\"name\": <function-name>, \"arguments\": <args-json-object>}";
+    let local = serve(
+        Server::Parsing,
+        vec![
+            Output::Call("base64_encode", json!({"text": "hello world"})),
+            Output::Text(echo),
+        ],
+    );
+    let mut echoed = agent(&local, AgentOptions::default(), &log);
+    let reply = echoed
         .send("Encode the text 'hello world' as base64.")
         .await
         .unwrap();
