@@ -391,30 +391,18 @@ impl Agent {
                 // answers, or the turn ends saying so. The text up to the
                 // loop's first copy stays in the history.
                 let in_hand = progress.in_hand().filter(|_| self.options.stop_when_stuck);
-                self.transcript.push(Turn::Assistant {
-                    text: in_hand.clone().unwrap_or(reply.text),
-                    calls: Vec::new(),
-                    native: None,
-                });
-                return match in_hand {
-                    Some(text) => Ok(Reply {
-                        text,
-                        requests,
-                        tool_calls,
-                    }),
-                    None => Err(AgentError::Repetition {
+                return self.end_turn(in_hand, reply.text, (requests, tool_calls), || {
+                    AgentError::Repetition {
                         block: repetition.block,
                         chars: repetition.chars,
-                    }),
-                };
+                    }
+                });
             }
             if reply.calls.is_empty()
                 && self.options.stop_when_stuck
                 && let Some(result) = progress.written_again(&reply.text).or_else(|| {
-                    // An empty reply after a result is no answer: the
-                    // result is (a small model that wandered off after its
-                    // call ended with nothing to say).
-                    // So is the chat template's call format echoed.
+                    // An empty reply after a result is no answer, nor is the
+                    // chat template's call format echoed: the result is.
                     ((reply.text.trim().is_empty() && !reply.paused)
                         || progress::echoes_call_format(&reply.text))
                     .then(|| progress.in_hand())
@@ -443,52 +431,30 @@ impl Agent {
                 match progress.judge(&reply.calls, |name| self.names_a_tool(name)) {
                     Verdict::Go => {}
                     Verdict::Repeated { tool, error } => {
-                        self.transcript.push(Turn::Assistant {
-                            text: reply.text,
-                            calls: Vec::new(),
-                            native: None,
+                        return self.end_turn(None, reply.text, (requests, tool_calls), || {
+                            AgentError::NoProgress { tool, error }
                         });
-                        return Err(AgentError::NoProgress { tool, error });
                     }
                     Verdict::Answered(text) => {
                         // The model's repeated call is not kept: the answer
                         // it already had closes the turn.
-                        self.transcript.push(Turn::Assistant {
-                            text: text.clone(),
-                            calls: Vec::new(),
-                            native: None,
-                        });
-                        return Ok(Reply {
-                            text,
-                            requests,
-                            tool_calls,
-                        });
+                        return Ok(self.answer_turn(text, (requests, tool_calls)));
                     }
                 }
                 if guard.stuck(&reply.calls) {
                     // Searching on after the search guard said no twice (a
                     // small model searched with the refusal as its query to
                     // the step limit): the result in hand, or the refusal.
-                    let in_hand = progress.in_hand();
-                    self.transcript.push(Turn::Assistant {
-                        text: in_hand.clone().unwrap_or(reply.text),
-                        calls: Vec::new(),
-                        native: None,
-                    });
-                    return match in_hand {
-                        Some(text) => Ok(Reply {
-                            text,
-                            requests,
-                            tool_calls,
-                        }),
-                        None => Err(AgentError::NoProgress {
+                    let refusal = guard.answer()["message"].as_str().map(str::to_owned);
+                    return self.end_turn(
+                        progress.in_hand(),
+                        reply.text,
+                        (requests, tool_calls),
+                        || AgentError::NoProgress {
                             tool: TOOL_INFO.to_owned(),
-                            error: guard.answer()["message"]
-                                .as_str()
-                                .unwrap_or_default()
-                                .to_owned(),
-                        }),
-                    };
+                            error: refusal.unwrap_or_default(),
+                        },
+                    );
                 }
             }
             tool_calls += reply.calls.len();

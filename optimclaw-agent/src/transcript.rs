@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::AgentError;
+
 /// One tool call the model asked for.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolCallRequest {
@@ -157,4 +159,48 @@ pub enum AgentEvent<'a> {
         /// Tokens of the history kept (the new message included).
         kept_tokens: usize,
     },
+}
+
+impl crate::Agent {
+    /// Ends a turn that stopped making progress: with `answer` (a result in
+    /// hand) as the reply, else with `error`; the model's `text` stays in
+    /// the history when there is no answer. `counts` are the turn's
+    /// requests and tool calls.
+    pub(crate) fn end_turn(
+        &mut self,
+        answer: Option<String>,
+        text: String,
+        (requests, tool_calls): (usize, usize),
+        error: impl FnOnce() -> AgentError,
+    ) -> Result<Reply, AgentError> {
+        match answer {
+            Some(answer) => Ok(self.answer_turn(answer, (requests, tool_calls))),
+            None => {
+                self.transcript.push(Turn::Assistant {
+                    text,
+                    calls: Vec::new(),
+                    native: None,
+                });
+                Err(error())
+            }
+        }
+    }
+
+    /// Ends the turn with `text` as the answer, in the history and the reply.
+    pub(crate) fn answer_turn(
+        &mut self,
+        text: String,
+        (requests, tool_calls): (usize, usize),
+    ) -> Reply {
+        self.transcript.push(Turn::Assistant {
+            text: text.clone(),
+            calls: Vec::new(),
+            native: None,
+        });
+        Reply {
+            text,
+            requests,
+            tool_calls,
+        }
+    }
 }
