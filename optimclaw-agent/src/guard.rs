@@ -66,15 +66,16 @@ impl SearchGuard {
     }
 
     /// What a refused call gets: a `tool_info` answer with no tools that
-    /// says why and what to do.
+    /// says why and what to do ([`refusal`](Self::refusal)).
     pub(super) fn answer(&self) -> Value {
-        json!({
-            "tools": [],
-            "no_match": true,
-            "message": format!(
-                "tool_info was not run: you have searched {} times in this turn without calling a tool. Use the tools you already have, or answer the user now and say what you could not find. Calling any other tool lets you search again.",
-                self.limit
-            ),
-        })
+        json!({"tools": [], "no_match": true, "message": self.refusal()})
+    }
+
+    /// Why a search was refused and what to do instead.
+    pub(super) fn refusal(&self) -> String {
+        format!(
+            "tool_info was not run: you have searched {} times in this turn without calling a tool. Use the tools you already have, or answer the user now and say what you could not find. Calling any other tool lets you search again.",
+            self.limit
+        )
     }
 }

@@ -445,14 +445,13 @@ impl Agent {
                     // Searching on after the search guard said no twice (a
                     // small model searched with the refusal as its query to
                     // the step limit): the result in hand, or the refusal.
-                    let refusal = guard.answer()["message"].as_str().map(str::to_owned);
                     return self.end_turn(
                         progress.in_hand(),
                         reply.text,
                         (requests, tool_calls),
                         || AgentError::NoProgress {
                             tool: TOOL_INFO.to_owned(),
-                            error: refusal.unwrap_or_default(),
+                            error: guard.refusal(),
                         },
                     );
                 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{
     Agent, CallReading, FirstCall, ListLoaded, ModelReply, ToolCalls, WireFormat, textcall,
 };
-use optimclaw::provider::read_text_calls;
+use optimclaw::provider::{read_announced_calls, read_text_calls};
 use optimclaw::{CALL_TOOL, LoadStrategy};
 
 impl Agent {
@@ -104,20 +104,15 @@ impl Agent {
                 textcall::read_flat(&reply.text, parameters_of, calls_so_far).map(|call| vec![call])
             })
             .or_else(|| {
-                announced
-                    .then(|| {
-                        textcall::read_announced(
-                            &reply.text,
-                            |n| {
-                                self.session
-                                    .registry()
-                                    .get(n)
-                                    .is_some_and(|t| !t.hints().may_destroy())
-                            },
-                            calls_so_far,
-                        )
-                    })
-                    .flatten()
+                if !announced {
+                    return None;
+                }
+                let harmless = |name: &str| {
+                    let tool = self.session.registry().get(name);
+                    tool.is_some_and(|t| !t.hints().may_destroy())
+                };
+                let calls = read_announced_calls(&reply.text, harmless)?;
+                Some(textcall::requests(calls, calls_so_far))
             });
         if let Some(calls) = calls {
             reply.text.clear();

@@ -3,7 +3,7 @@
 //! fenced blocks, `<tool_call>` tags, several at once; prose stays prose)
 //! and turned into the loop's call requests.
 
-use optimclaw::provider::{WrittenCall, read_announced_calls, read_text_calls};
+use optimclaw::provider::{WrittenCall, read_text_calls};
 
 use super::ToolCallRequest;
 use super::reply::parse_arguments;
@@ -18,17 +18,10 @@ pub(super) fn read(
     Some(requests(read_text_calls(text, is_tool)?, first_id))
 }
 
-/// The calls `text` announces by name in its prose before writing them in
-/// a fenced block ([`read_announced_calls`]), numbered as [`read`] does.
-pub(super) fn read_announced(
-    text: &str,
-    is_tool: impl Fn(&str) -> bool,
-    first_id: usize,
-) -> Option<Vec<ToolCallRequest>> {
-    Some(requests(read_announced_calls(text, is_tool)?, first_id))
-}
-
-fn requests(calls: Vec<WrittenCall>, first_id: usize) -> Vec<ToolCallRequest> {
+/// Written calls (from [`read_text_calls`] or
+/// [`read_announced_calls`](optimclaw::provider::read_announced_calls)) as
+/// call requests with ids `text_call_N`, counted from `first_id`.
+pub(super) fn requests(calls: Vec<WrittenCall>, first_id: usize) -> Vec<ToolCallRequest> {
     calls
         .into_iter()
         .enumerate()

@@ -492,55 +492,45 @@ async fn a_tool_fed_its_own_result_ends_the_turn_with_that_result() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_empty_or_echoed_reply_after_a_result_answers_with_that_result() {
+/// The reply to "Encode the text 'hello world' as base64." when the model
+/// calls `base64_encode` right, then writes `second`, and how many tool
+/// calls reached the tools.
+async fn reply_after_encoding(
+    server: Server,
+    second: &'static str,
+    options: AgentOptions,
+) -> (String, usize) {
     let local = serve(
-        Server::OwnTemplate,
+        server,
         vec![
             Output::Call("base64_encode", json!({"text": "hello world"})),
-            Output::Text(""),
+            Output::Text(second),
         ],
     );
     let log = calls();
-    let mut guarded = agent(&local, AgentOptions::default(), &log);
-    let reply = guarded
+    let mut agent = agent(&local, options, &log);
+    let reply = agent
         .send("Encode the text 'hello world' as base64.")
         .await
         .unwrap();
-    assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
+    assert_eq!(reply.tool_calls, 1);
+    let ran = log.lock().unwrap().len();
+    (reply.text, ran)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_empty_or_echoed_reply_after_a_result_answers_with_that_result() {
+    let guarded = AgentOptions::default;
+    let (text, _) = reply_after_encoding(Server::OwnTemplate, "", guarded()).await;
+    assert_eq!(text, "aGVsbG8gd29ybGQ=");
     // The chat template's call format echoed after the result: no answer.
     let echo = "To call a function, reply with only a json object with function name and arguments:\n{\"name\": <function-name>, \"arguments\": <args-json-object>}";
-    let local = serve(
-        Server::Parsing,
-        vec![
-            Output::Call("base64_encode", json!({"text": "hello world"})),
-            Output::Text(echo),
-        ],
-    );
-    let mut echoed = agent(&local, AgentOptions::default(), &log);
-    let reply = echoed
-        .send("Encode the text 'hello world' as base64.")
-        .await
-        .unwrap();
-    assert_eq!(reply.text, "aGVsbG8gd29ybGQ=");
+    let (text, _) = reply_after_encoding(Server::Parsing, echo, guarded()).await;
+    assert_eq!(text, "aGVsbG8gd29ybGQ=");
     // Without the guard the empty reply stands.
-    let local = serve(
-        Server::OwnTemplate,
-        vec![
-            Output::Call("base64_encode", json!({"text": "hello world"})),
-            Output::Text(""),
-        ],
-    );
-    let mut unguarded = agent(
-        &local,
-        AgentOptions::default().with_stop_when_stuck(false),
-        &log,
-    );
-    let reply = unguarded
-        .send("Encode the text 'hello world' as base64.")
-        .await
-        .unwrap();
-    assert_eq!(reply.text, "");
+    let unguarded = guarded().with_stop_when_stuck(false);
+    let (text, _) = reply_after_encoding(Server::OwnTemplate, "", unguarded).await;
+    assert_eq!(text, "");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -920,20 +910,8 @@ async fn a_call_announced_after_a_result_is_an_answer() {
     // Given the result, the model explains what else could be called: an
     // answer, not a second call.
     let after = "Done. You could also use the `calculate` function to check a sum, like this:\n\n```json\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"(17 + 25) * 3\"}}\n```\n\nThat would return the sum, which you can compare with the result above.";
-    let local = serve(
-        Server::OwnTemplate,
-        vec![
-            Output::Call("base64_encode", json!({"text": "hello world"})),
-            Output::Text(after),
-        ],
-    );
-    let log = calls();
-    let mut agent = agent(&local, AgentOptions::default(), &log);
-    let reply = agent
-        .send("Encode the text 'hello world' as base64.")
-        .await
-        .unwrap();
-    assert_eq!(reply.text, after);
-    assert_eq!(reply.tool_calls, 1);
-    assert_eq!(log.lock().unwrap().len(), 1, "calculate did not run");
+    let (text, ran) =
+        reply_after_encoding(Server::OwnTemplate, after, AgentOptions::default()).await;
+    assert_eq!(text, after);
+    assert_eq!(ran, 1, "calculate did not run");
 }

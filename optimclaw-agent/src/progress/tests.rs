@@ -52,40 +52,41 @@ fn the_same_failing_call_twice_is_no_progress() {
     assert_eq!(guard.judge(&[fixed], tool), Verdict::Go);
 }
 
+/// A guard that saw one call of `name` with `args` return `result`.
+fn after(name: &str, args: Value, result: &str) -> ProgressGuard {
+    let mut guard = ProgressGuard::default();
+    guard.record(&[call(name, args)], &[outcome(result, false)]);
+    guard
+}
+
 #[test]
 fn the_same_step_applied_to_its_own_result_ends_with_that_result() {
     // As the 0.5B looped: the result, then the end of the last expression.
-    let mut guard = ProgressGuard::default();
-    let first = call("calculate", json!({"expression": "(365 * 24) - 100"}));
-    guard.record(std::slice::from_ref(&first), &[outcome("8660", false)]);
+    let guard = after(
+        "calculate",
+        json!({"expression": "(365 * 24) - 100"}),
+        "8660",
+    );
     let again = call("calculate", json!({"expression": "8660 - 100"}));
     assert_eq!(
         guard.judge(&[again], tool),
         Verdict::Answered("8660".into())
     );
-    let mut guard = ProgressGuard::default();
-    let first = call("calculate", json!({"expression": "144 / 12 + 7"}));
-    guard.record(std::slice::from_ref(&first), &[outcome("19", false)]);
+    let guard = after("calculate", json!({"expression": "144 / 12 + 7"}), "19");
     let again = call("calculate", json!({"expression": "19 / 12 + 7"}));
     assert_eq!(guard.judge(&[again], tool), Verdict::Answered("19".into()));
     // A next step of another kind is progress.
-    let mut guard = ProgressGuard::default();
-    let first = call("calculate", json!({"expression": "2 + 3"}));
-    guard.record(std::slice::from_ref(&first), &[outcome("5", false)]);
+    let guard = after("calculate", json!({"expression": "2 + 3"}), "5");
     for next in ["5 * 4", "5 + 3 * 2", "15 + 3"] {
         let next = call("calculate", json!({"expression": next}));
         assert_eq!(guard.judge(&[next], tool), Verdict::Go);
     }
     // A line of a text result pasted into the same argument.
-    let mut guard = ProgressGuard::default();
-    let first = call(
+    let diff = "--- original\n+++ modified\n@@ -1 +1 @@\n-one two three\n\\ No newline at end of file\n+one two four\n";
+    let guard = after(
         "text_diff",
         json!({"original": "one two three", "modified": "one two four"}),
-    );
-    let diff = "--- original\n+++ modified\n@@ -1 +1 @@\n-one two three\n\\ No newline at end of file\n+one two four\n";
-    guard.record(
-        std::slice::from_ref(&first),
-        &[outcome(&json!(diff).to_string(), false)],
+        &json!(diff).to_string(),
     );
     let pasted = call(
         "text_diff",
