@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{
     Agent, CallReading, FirstCall, ListLoaded, ModelReply, ToolCalls, WireFormat, textcall,
 };
-use optimclaw::provider::{read_announced_calls, read_text_calls};
+use optimclaw::provider::{read_announced_calls, read_text_calls, written_json};
 use optimclaw::{CALL_TOOL, LoadStrategy};
 
 impl Agent {
@@ -80,7 +80,9 @@ impl Agent {
     /// tools that cannot destroy data are run from an announcement
     /// ([`ToolHints::may_destroy`](optimclaw::ToolHints::may_destroy)):
     /// prose that shows how to delete a file reads the same as prose about
-    /// to delete it.
+    /// to delete it. With `announced` too, and on the same terms, a reply
+    /// that is nothing but the arguments of the one tool in scope that
+    /// takes them ([`textcall::read_arguments_only`]) is that tool's call.
     pub(super) fn read_text_calls(
         &self,
         reply: &mut ModelReply,
@@ -111,8 +113,17 @@ impl Agent {
                     let tool = self.session.registry().get(name);
                     tool.is_some_and(|t| !t.hints().may_destroy())
                 };
-                let calls = read_announced_calls(&reply.text, harmless)?;
-                Some(textcall::requests(calls, calls_so_far))
+                if let Some(calls) = read_announced_calls(&reply.text, harmless) {
+                    return Some(textcall::requests(calls, calls_so_far));
+                }
+                let registry = self.session.registry();
+                let in_scope = registry
+                    .tools()
+                    .iter()
+                    .filter(|tool| self.session.scope().allows(tool.name()))
+                    .map(|tool| (tool.name(), tool.input_schema()));
+                let call = textcall::read_arguments_only(&reply.text, in_scope, calls_so_far)?;
+                harmless(&call.name).then(|| vec![call])
             });
         if let Some(calls) = calls {
             reply.text.clear();
@@ -199,11 +210,6 @@ pub(super) fn cut_after_first_call(text: &str, is_tool: impl Fn(&str) -> bool) -
 /// them, bare or in one fence, each with a name (`name` or `tool`) and
 /// arguments (`arguments`, `parameters` or `args`) and no other field.
 pub(super) fn only_calls(text: &str) -> bool {
-    let mut body = text.trim();
-    if let Some(fenced) = body.strip_prefix("```") {
-        let fenced = fenced.strip_prefix("json").unwrap_or(fenced);
-        body = fenced.strip_suffix("```").unwrap_or(fenced).trim();
-    }
     let is_call = |v: &Value| {
         let Some(map) = v.as_object() else {
             return false;
@@ -218,10 +224,10 @@ pub(super) fn only_calls(text: &str) -> bool {
             .count();
         name == 1 && args == 1 && map.len() == 2
     };
-    match serde_json::from_str::<Value>(body) {
-        Ok(Value::Array(items)) => !items.is_empty() && items.iter().all(is_call),
-        Ok(one) => is_call(&one),
-        Err(_) => false,
+    match written_json(text) {
+        Some(Value::Array(items)) => !items.is_empty() && items.iter().all(is_call),
+        Some(one) => is_call(&one),
+        None => false,
     }
 }
 

@@ -3,7 +3,7 @@
 //! fenced blocks, `<tool_call>` tags, several at once; prose stays prose)
 //! and turned into the loop's call requests.
 
-use optimclaw::provider::{WrittenCall, read_text_calls};
+use optimclaw::provider::{WrittenCall, read_text_calls, written_json};
 
 use super::ToolCallRequest;
 use super::reply::parse_arguments;
@@ -45,12 +45,7 @@ pub(super) fn read_flat<'a>(
     parameters_of: impl Fn(&str) -> Option<&'a serde_json::Map<String, serde_json::Value>>,
     id: usize,
 ) -> Option<ToolCallRequest> {
-    let mut body = text.trim();
-    if let Some(fenced) = body.strip_prefix("```") {
-        let fenced = fenced.strip_prefix("json").unwrap_or(fenced);
-        body = fenced.strip_suffix("```")?.trim();
-    }
-    let serde_json::Value::Object(mut map) = serde_json::from_str(body).ok()? else {
+    let serde_json::Value::Object(mut map) = written_json(text)? else {
         return None;
     };
     let key = ["name", "tool"]
@@ -67,6 +62,61 @@ pub(super) fn read_flat<'a>(
     Some(ToolCallRequest {
         id: format!("text_call_{id}"),
         name,
+        raw_arguments: arguments.to_string(),
+        arguments: Ok(arguments),
+    })
+}
+
+/// A reply that is nothing but one tool's arguments, bare or in one fence
+/// (`{"csv": "fruit,price\napple,3", "delimiter": ","}`, as small models
+/// write when they fill in a schema they were shown), or those arguments
+/// in the first fenced block after prose that names the tool in backticks:
+/// the call of the one tool among `tools` (name, input schema) whose
+/// parameters take every field and whose required parameters are all
+/// there. `None` when no tool fits or more than one does (`{"text": …}`
+/// fits many).
+pub(super) fn read_arguments_only<'a>(
+    text: &str,
+    tools: impl Iterator<Item = (&'a str, &'a serde_json::Value)>,
+    id: usize,
+) -> Option<ToolCallRequest> {
+    let text = text.trim();
+    let (prose, block) = match text.find("```") {
+        Some(fence) if fence > 0 => {
+            // The first block, to its closing fence; prose after it is left.
+            let block = &text[fence..];
+            let body = block.find('\n').unwrap_or(block.len());
+            let end = block[body..]
+                .find("```")
+                .map_or(block.len(), |e| body + e + 3);
+            (&text[..fence], &block[..end])
+        }
+        _ => ("", text),
+    };
+    let serde_json::Value::Object(map) = written_json(block)? else {
+        return None;
+    };
+    if map.is_empty() {
+        return None;
+    }
+    let takes = |schema: &serde_json::Value| {
+        let properties = schema["properties"].as_object();
+        let required = schema["required"].as_array().map_or(&[][..], Vec::as_slice);
+        map.keys()
+            .all(|k| properties.is_some_and(|p| p.contains_key(k)))
+            && required
+                .iter()
+                .all(|r| r.as_str().is_some_and(|r| map.contains_key(r)))
+    };
+    let mut fits = tools.filter(|(_, schema)| takes(schema));
+    let (name, _) = fits.next()?;
+    if fits.next().is_some() || (!prose.is_empty() && !prose.contains(&format!("`{name}`"))) {
+        return None;
+    }
+    let arguments = serde_json::Value::Object(map);
+    Some(ToolCallRequest {
+        id: format!("text_call_{id}"),
+        name: name.to_owned(),
         raw_arguments: arguments.to_string(),
         arguments: Ok(arguments),
     })
@@ -140,6 +190,53 @@ mod tests {
             r#"The call is {"name": "regex_find", "text": "a"}"#,
         ] {
             assert!(read_flat(text, of, 0).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_reply_of_one_tools_arguments_alone_is_its_call() {
+        let csv = json!({"type": "object", "properties": {"csv": {}, "delimiter": {}}, "required": ["csv"]});
+        let text = json!({"type": "object", "properties": {"text": {}}, "required": ["text"]});
+        let tools = || {
+            [
+                ("csv_to_json", &csv),
+                ("echo", &text),
+                ("base64_encode", &text),
+            ]
+            .into_iter()
+        };
+        let written =
+            "```json\n{\n  \"csv\": \"fruit,price\\napple,3\",\n  \"delimiter\": \",\"\n}\n```";
+        let call = read_arguments_only(written, tools(), 4).unwrap();
+        assert_eq!(call.name, "csv_to_json");
+        assert_eq!(call.id, "text_call_4");
+        assert_eq!(
+            call.arguments,
+            Ok(json!({"csv": "fruit,price\napple,3", "delimiter": ","}))
+        );
+        // After prose that names the tool, with prose after the block.
+        let announced = format!(
+            "You can use the `csv_to_json` tool. Here's how:\n\n{written}\n\nThis outputs the JSON."
+        );
+        assert_eq!(
+            read_arguments_only(&announced, tools(), 0).unwrap().name,
+            "csv_to_json"
+        );
+        for answer in [
+            // Fits two tools; fits none; misses a required field; empty.
+            r#"{"text": "hi"}"#,
+            r#"{"fruit": "apple", "price": 3}"#,
+            r#"{"delimiter": ";"}"#,
+            "{}",
+            // Prose that names no tool, or another one.
+            "Like this:\n```json\n{\"csv\": \"a\\n1\"}\n```",
+            "Use `echo`:\n```json\n{\"csv\": \"a\\n1\"}\n```",
+            "The answer is 4.",
+        ] {
+            assert!(
+                read_arguments_only(answer, tools(), 0).is_none(),
+                "{answer}"
+            );
         }
     }
 }

@@ -277,6 +277,10 @@ fn registry(calls: Arc<Mutex<Vec<(String, Value)>>>) -> Registry {
         json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"], "additionalProperties": false}),
     )
     .keywords(["math", "arithmetic", "compute"])
+    .hints(ToolHints {
+        read_only: Some(true),
+        ..ToolHints::default()
+    })
     .handler(move |_ctx, args: Value| {
         record(&args);
         async move {
@@ -914,4 +918,75 @@ async fn a_call_announced_after_a_result_is_an_answer() {
         reply_after_encoding(Server::OwnTemplate, after, AgentOptions::default()).await;
     assert_eq!(text, after);
     assert_eq!(ran, 1, "calculate did not run");
+}
+
+/// What Qwen2.5-Coder-1.5B writes for a tool whose schema it was shown:
+/// the arguments alone, no name.
+const ARGUMENTS_ONLY: &str = "```json\n{\n  \"expression\": \"(17 + 25) * 3\"\n}\n```";
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_of_one_tools_arguments_alone_is_its_call() {
+    for server in [Server::Parsing, Server::OwnTemplate] {
+        let local = serve(
+            server,
+            vec![Output::Text(ARGUMENTS_ONLY), Output::Text("It is 126.")],
+        );
+        let log = calls();
+        let mut agent = agent(&local, AgentOptions::default(), &log);
+        let reply = agent.send("Compute (17 + 25) * 3").await.unwrap();
+        assert_eq!(reply.text, "It is 126.");
+        assert_eq!(
+            log.lock().unwrap().as_slice(),
+            [(
+                "calculate".to_owned(),
+                json!({"expression": "(17 + 25) * 3"})
+            )]
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn arguments_alone_that_fit_no_tool_several_or_one_that_may_destroy_are_an_answer() {
+    for text in [
+        // Data: no tool takes these fields.
+        "```json\n{\"fruit\": \"apple\", \"price\": 3}\n```",
+        // `echo` and `base64_encode` both take it.
+        "```json\n{\"text\": \"hello world\"}\n```",
+        // Only `file_delete` takes it, and it deletes.
+        "```json\n{\"path\": \"old.log\"}\n```",
+        // Prose that does not name the tool the block fits.
+        "You could compute it like this:\n```json\n{\"expression\": \"2 + 2\"}\n```",
+    ] {
+        let local = serve(Server::OwnTemplate, vec![Output::Text(text)]);
+        let log = calls();
+        let mut agent = agent(&local, AgentOptions::default(), &log);
+        let reply = agent.send("Show me some JSON.").await.unwrap();
+        assert_eq!(reply.text, text);
+        assert_eq!(reply.tool_calls, 0, "{text}");
+        assert!(log.lock().unwrap().is_empty(), "{text}");
+    }
+    // After a result, arguments written again explain the call: an answer.
+    let again = "```json\n{\"expression\": \"1 + 1\"}\n```";
+    let (text, ran) =
+        reply_after_encoding(Server::OwnTemplate, again, AgentOptions::default()).await;
+    assert_eq!(text, again);
+    assert_eq!(ran, 1, "calculate did not run");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_with_a_single_quoted_string_is_run() {
+    // Qwen2.5-Coder-1.5B passes a JSON document as a string this way.
+    let written = "```json\n{\n  \"name\": \"base64_encode\",\n  \"arguments\": {\n    \"text\": '{\"a\": 1}'\n  }\n}\n```";
+    let local = serve(
+        Server::OwnTemplate,
+        vec![Output::Text(written), Output::Text("Done.")],
+    );
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent.send("Encode {\"a\": 1} as base64.").await.unwrap();
+    assert_eq!(reply.text, "Done.");
+    assert_eq!(
+        log.lock().unwrap().as_slice(),
+        [("base64_encode".to_owned(), json!({"text": "{\"a\": 1}"}))]
+    );
 }

@@ -63,7 +63,7 @@ pub use results::{MAX_MEDIA_BLOCKS, MAX_MEDIA_BYTES, ResultMedia, gemini_functio
 pub use strict::{check_strict, strict_schema};
 pub use text::{
     MAX_CALL_PROSE, TEXT_CALL_INSTRUCTIONS, TextCall, TextCallError, WrittenCall, parse_text_call,
-    read_announced_calls, read_text_calls, render_text,
+    read_announced_calls, read_text_calls, render_text, written_json,
 };
 
 /// A provider's way of describing tools: pick the one of the endpoint a

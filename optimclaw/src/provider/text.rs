@@ -6,7 +6,9 @@ use serde_json::{Map, Value};
 use crate::tool::Tool;
 
 mod announced;
+mod written;
 pub use announced::read_announced_calls;
+pub use written::written_json;
 
 /// How a text-only model is told to call a tool.
 pub const TEXT_CALL_INSTRUCTIONS: &str = "To call a tool, reply with exactly one fenced JSON block and nothing else:\n```json\n{\"tool\": \"<name>\", \"arguments\": {<arguments>}}\n```";
@@ -274,6 +276,8 @@ pub struct WrittenCall {
 /// - fenced blocks (` ```json ` or plain) holding such objects, with at
 ///   most [`MAX_CALL_PROSE`] characters of text outside them.
 ///
+/// Strings may be in single quotes (`"document": '{"a": 1}'`, as small
+/// models pass a JSON text); nothing else that is not JSON is read.
 /// The name may be under `name` or `tool`; the arguments under
 /// `arguments`, `parameters` or `args`, as an object or a JSON text. A
 /// field beside an arguments object is read as one more argument (small
@@ -410,8 +414,14 @@ fn fenced(text: &str) -> Option<Vec<Value>> {
     (!objects.is_empty() && prose <= MAX_CALL_PROSE).then_some(objects)
 }
 
-/// A JSON object, an array of objects, or objects one per line.
+/// A JSON object, an array of objects, or objects one per line; strict
+/// JSON, else with its single-quoted strings read as strings
+/// ([`written`]).
 fn json_objects(text: &str) -> Option<Vec<Value>> {
+    strict_objects(text).or_else(|| strict_objects(&written::requote(text)?))
+}
+
+fn strict_objects(text: &str) -> Option<Vec<Value>> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(map)) => Some(vec![Value::Object(map)]),
         Ok(Value::Array(items)) if !items.is_empty() && items.iter().all(Value::is_object) => {

@@ -49,6 +49,31 @@ fn fenced_blocks_tags_and_arrays_are_calls() {
 }
 
 #[test]
+fn a_call_with_single_quoted_strings_is_read() {
+    // Qwen2.5-Coder-1.5B's call of a JSON tool, as it wrote it.
+    let written = "```json\n{\n  \"name\": \"calculate\",\n  \"arguments\": {\n    \"expression\": '{\"book\": {\"pages\": 412}}',\n    \"query\": \"$.book.pages\"\n  }\n}\n```";
+    let calls = read_text_calls(written, tools).unwrap();
+    let args: Value = serde_json::from_str(&calls[0].raw_arguments).unwrap();
+    assert_eq!(
+        args,
+        json!({"expression": "{\"book\": {\"pages\": 412}}", "query": "$.book.pages"})
+    );
+    // Bare, and in tags, too; an apostrophe in prose is no string.
+    assert_eq!(
+        names("{'name': 'calculate', 'arguments': {'expression': '1'}}").unwrap(),
+        ["calculate"]
+    );
+    assert_eq!(
+        names(
+            "<tool_call>{\"name\": \"calculate\", \"arguments\": {\"expression\": '2'}}</tool_call>"
+        )
+        .unwrap(),
+        ["calculate"]
+    );
+    assert_eq!(names("It's {\"name\": \"calculate\"}, isn't it"), None);
+}
+
+#[test]
 fn prose_stays_prose() {
     // An answer that shows JSON, with a lot of text around it.
     let answer = format!(
