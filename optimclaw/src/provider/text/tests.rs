@@ -49,7 +49,7 @@ fn fenced_blocks_tags_and_arrays_are_calls() {
 }
 
 #[test]
-fn a_call_with_single_quoted_strings_is_read() {
+fn a_call_with_a_models_slips_in_its_strings_is_read() {
     // Qwen2.5-Coder-1.5B's call of a JSON tool, as it wrote it.
     let written = "```json\n{\n  \"name\": \"calculate\",\n  \"arguments\": {\n    \"expression\": '{\"book\": {\"pages\": 412}}',\n    \"query\": \"$.book.pages\"\n  }\n}\n```";
     let calls = read_text_calls(written, tools).unwrap();
@@ -71,6 +71,11 @@ fn a_call_with_single_quoted_strings_is_read() {
         ["calculate"]
     );
     assert_eq!(names("It's {\"name\": \"calculate\"}, isn't it"), None);
+    // A regex's backslash written once, as the 0.5B writes it.
+    let regex = "```json\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"[a-z]+@[a-z]+\\.com\"}}\n```";
+    let calls = read_text_calls(regex, tools).unwrap();
+    let args: Value = serde_json::from_str(&calls[0].raw_arguments).unwrap();
+    assert_eq!(args, json!({"expression": "[a-z]+@[a-z]+\\.com"}));
 }
 
 #[test]

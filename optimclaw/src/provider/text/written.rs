@@ -1,14 +1,15 @@
 //! JSON as small models write it in their calls: strict JSON, or JSON
-//! with strings in single quotes. Qwen2.5-Coder-1.5B writes a JSON
-//! document passed as a string argument this way, in every task set it
-//! was run on: `"document": '{"book": {"pages": 412}}'`.
+//! with strings in single quotes or with a backslash JSON does not take.
+//! Qwen2.5-Coder-1.5B writes a JSON document passed as a string argument
+//! in single quotes, in every task set it was run on (`"document":
+//! '{"book": {"pages": 412}}'`); the 0.5B writes a regex's backslash once
+//! (`"pattern": "\d{4}"`).
 
 use serde_json::Value;
 
 /// `text` as one JSON value the way a model wrote it: strict JSON, else
-/// the same text with its single-quoted strings read as strings
-/// (`'a "b" c'` is `"a \"b\" c"`, `\'` inside one is a quote). Nothing
-/// else is repaired: a text that is still no JSON is `None`.
+/// the same text with its strings mended ([`requote`]). Nothing else is
+/// repaired: a text that is still no JSON is `None`.
 pub(super) fn parse(text: &str) -> Option<Value> {
     match serde_json::from_str(text) {
         Ok(value) => Some(value),
@@ -40,60 +41,76 @@ pub fn written_json(text: &str) -> Option<Value> {
     parse(body)
 }
 
-/// `text` with each single-quoted string outside double-quoted ones
-/// rewritten in double quotes, or `None` when it has none or one is not
-/// closed. Written by hand rather than taken from a JSON5 crate: this one
-/// slip is what models make, and JSON5's other forms (unquoted keys,
-/// comments, trailing commas) would let more prose read as a call.
+/// `text` with the slips small models make in JSON strings mended, or
+/// `None` when it has none or a string is not closed:
+///
+/// - a single-quoted string outside double-quoted ones is rewritten in
+///   double quotes (`'a "b" c'` is `"a \"b\" c"`, `\'` inside one is a
+///   quote);
+/// - a backslash before a character JSON does not escape is a backslash
+///   (`"\d{4}"` is the regex `\d{4}`, as models write one; JSON would
+///   need `"\\d{4}"`), but `\'` is a quote. Escapes JSON has (`\n`,
+///   `\"`, `\u00e9`, …) mean what they mean;
+/// - a line break or tab inside a string is that character.
+///
+/// Written by hand rather than taken from a JSON5 crate: these slips are
+/// what models make, JSON5 takes neither a stray backslash nor a tab, and its other
+/// forms (unquoted keys, comments, trailing commas) would let more prose
+/// read as a call.
 pub(super) fn requote(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 8);
     let mut chars = text.chars();
     let mut changed = false;
     while let Some(c) = chars.next() {
-        match c {
-            '"' => {
-                // A double-quoted string, copied as it is.
-                out.push('"');
-                let mut escaped = false;
-                for c in chars.by_ref() {
-                    out.push(c);
-                    match c {
-                        _ if escaped => escaped = false,
-                        '\\' => escaped = true,
-                        '"' => break,
-                        _ => {}
-                    }
-                }
+        let quote = match c {
+            '"' | '\'' => c,
+            other => {
+                out.push(other);
+                continue;
             }
-            '\'' => {
-                changed = true;
-                out.push('"');
-                let mut closed = false;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '\'' => {
-                            closed = true;
-                            break;
-                        }
-                        '"' => out.push_str("\\\""),
-                        '\n' => out.push_str("\\n"),
-                        '\\' => match chars.next()? {
-                            '\'' => out.push('\''),
-                            other => {
-                                out.push('\\');
-                                out.push(other);
-                            }
-                        },
-                        other => out.push(other),
+        };
+        changed |= quote == '\'';
+        out.push('"');
+        let mut closed = false;
+        while let Some(c) = chars.next() {
+            match c {
+                _ if c == quote => {
+                    closed = true;
+                    break;
+                }
+                '"' => out.push_str("\\\""),
+                // A line break or tab written as it is.
+                '\n' | '\r' | '\t' => {
+                    changed = true;
+                    out.push_str(match c {
+                        '\n' => "\\n",
+                        '\r' => "\\r",
+                        _ => "\\t",
+                    });
+                }
+                '\\' => match chars.next()? {
+                    '\'' => {
+                        changed = true;
+                        out.push('\'');
                     }
-                }
-                if !closed {
-                    return None;
-                }
-                out.push('"');
+                    escape @ ('"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' | 'u') => {
+                        out.push('\\');
+                        out.push(escape);
+                    }
+                    // No escape JSON has: the backslash is the text's own.
+                    other => {
+                        changed = true;
+                        out.push_str("\\\\");
+                        out.push(other);
+                    }
+                },
+                other => out.push(other),
             }
-            other => out.push(other),
         }
+        if !closed {
+            return None;
+        }
+        out.push('"');
     }
     changed.then_some(out)
 }
@@ -121,6 +138,27 @@ mod tests {
         assert_eq!(
             parse(r#"{"text": "it's", "b": 'x'}"#),
             Some(json!({"text": "it's", "b": "x"}))
+        );
+    }
+
+    #[test]
+    fn a_backslash_json_does_not_escape_is_the_texts_own() {
+        // The 0.5B's regex call, as it wrote it.
+        let written =
+            r#"{"name": "regex_find", "arguments": {"pattern": "\d{4}", "text": "born 1984"}}"#;
+        assert_eq!(
+            parse(written).unwrap()["arguments"]["pattern"],
+            json!(r"\d{4}")
+        );
+        // Escapes JSON has keep their meaning beside it; `\'` is a quote.
+        assert_eq!(
+            parse(r#"{"a": "\.com\n\"x\" \u00e9 it\'s"}"#),
+            Some(json!({"a": "\\.com\n\"x\" é it's"}))
+        );
+        // A line break written inside a string.
+        assert_eq!(
+            parse("{\"csv\": \"a,b\n1,2\"}"),
+            Some(json!({"csv": "a,b\n1,2"}))
         );
     }
 
