@@ -276,8 +276,9 @@ pub struct WrittenCall {
 /// - fenced blocks (` ```json ` or plain) holding such objects, with at
 ///   most [`MAX_CALL_PROSE`] characters of text outside them.
 ///
-/// Strings may be in single quotes (`"document": '{"a": 1}'`, as small
-/// models pass a JSON text); nothing else that is not JSON is read.
+/// The slips small models make in strings are mended ([`written_json`]:
+/// single quotes, a backslash JSON does not escape, a line break written
+/// inside a string); nothing else that is not JSON is read.
 /// The name may be under `name` or `tool`; the arguments under
 /// `arguments`, `parameters` or `args`, as an object or a JSON text. A
 /// field beside an arguments object is read as one more argument (small
@@ -415,10 +416,9 @@ fn fenced(text: &str) -> Option<Vec<Value>> {
 }
 
 /// A JSON object, an array of objects, or objects one per line; strict
-/// JSON, else with its single-quoted strings read as strings
-/// ([`written`]).
+/// JSON, else with its strings mended ([`written`]).
 fn json_objects(text: &str) -> Option<Vec<Value>> {
-    strict_objects(text).or_else(|| strict_objects(&written::requote(text)?))
+    strict_objects(text).or_else(|| strict_objects(&written::mend(text)?))
 }
 
 fn strict_objects(text: &str) -> Option<Vec<Value>> {

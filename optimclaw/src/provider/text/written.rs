@@ -8,19 +8,23 @@
 use serde_json::Value;
 
 /// `text` as one JSON value the way a model wrote it: strict JSON, else
-/// the same text with its strings mended ([`requote`]). Nothing else is
+/// the same text with its strings mended ([`mend`]). Nothing else is
 /// repaired: a text that is still no JSON is `None`.
 pub(super) fn parse(text: &str) -> Option<Value> {
     match serde_json::from_str(text) {
         Ok(value) => Some(value),
-        Err(_) => serde_json::from_str(&requote(text)?).ok(),
+        Err(_) => serde_json::from_str(&mend(text)?).ok(),
     }
 }
 
 /// A JSON value written alone, bare or as the only thing in one fenced
-/// block (` ```json ` or plain), as [`parse`] reads it: what a reply that
-/// is nothing but a call, or nothing but its arguments, holds. `None` for
-/// anything with prose around it.
+/// block (` ```json ` or plain): what a reply that is nothing but a call,
+/// or nothing but its arguments, holds. `None` for anything with prose
+/// around it, or that is no JSON once the slips small models make in
+/// strings are mended: strings in single quotes (`'{"a": 1}'`), a
+/// backslash before a character JSON does not escape (`"\d{4}"`, the
+/// regex `\d{4}`), `\'` for a quote, a line break or tab written inside a
+/// string. Nothing else is repaired.
 ///
 /// ```
 /// use optimclaw::provider::written_json;
@@ -57,7 +61,7 @@ pub fn written_json(text: &str) -> Option<Value> {
 /// what models make, JSON5 takes neither a stray backslash nor a tab, and its other
 /// forms (unquoted keys, comments, trailing commas) would let more prose
 /// read as a call.
-pub(super) fn requote(text: &str) -> Option<String> {
+pub(super) fn mend(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 8);
     let mut chars = text.chars();
     let mut changed = false;
@@ -173,6 +177,6 @@ mod tests {
         ] {
             assert_eq!(parse(text), None, "{text}");
         }
-        assert_eq!(requote(r#"{"a": "no single quotes"}"#), None);
+        assert_eq!(mend(r#"{"a": "no single quotes"}"#), None);
     }
 }
