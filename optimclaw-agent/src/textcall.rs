@@ -58,13 +58,7 @@ pub(super) fn read_flat<'a>(
     if map.is_empty() || !map.keys().all(|k| parameters.contains_key(k)) {
         return None;
     }
-    let arguments = serde_json::Value::Object(map);
-    Some(ToolCallRequest {
-        id: format!("text_call_{id}"),
-        name,
-        raw_arguments: arguments.to_string(),
-        arguments: Ok(arguments),
-    })
+    Some(request(name, map, id))
 }
 
 /// A reply that is nothing but one tool's arguments, bare or in one fence
@@ -113,13 +107,22 @@ pub(super) fn read_arguments_only<'a>(
     if fits.next().is_some() || (!prose.is_empty() && !prose.contains(&format!("`{name}`"))) {
         return None;
     }
+    Some(request(name.to_owned(), map, id))
+}
+
+/// The call request `text_call_{id}` of `name` with arguments `map`.
+fn request(
+    name: String,
+    map: serde_json::Map<String, serde_json::Value>,
+    id: usize,
+) -> ToolCallRequest {
     let arguments = serde_json::Value::Object(map);
-    Some(ToolCallRequest {
+    ToolCallRequest {
         id: format!("text_call_{id}"),
-        name: name.to_owned(),
+        name,
         raw_arguments: arguments.to_string(),
         arguments: Ok(arguments),
-    })
+    }
 }
 
 /// A written call's arguments as the history sends them back: as written

@@ -920,6 +920,21 @@ async fn a_call_announced_after_a_result_is_an_answer() {
     assert_eq!(ran, 1, "calculate did not run");
 }
 
+/// The reply to `message` when the model writes `written` and then
+/// "Done.", and the calls that reached the tools.
+async fn run_written(
+    server: Server,
+    written: &'static str,
+    message: &str,
+) -> (String, Vec<(String, Value)>) {
+    let local = serve(server, vec![Output::Text(written), Output::Text("Done.")]);
+    let log = calls();
+    let mut agent = agent(&local, AgentOptions::default(), &log);
+    let reply = agent.send(message).await.unwrap();
+    let ran = log.lock().unwrap().clone();
+    (reply.text, ran)
+}
+
 /// What Qwen2.5-Coder-1.5B writes for a tool whose schema it was shown:
 /// the arguments alone, no name.
 const ARGUMENTS_ONLY: &str = "```json\n{\n  \"expression\": \"(17 + 25) * 3\"\n}\n```";
@@ -927,16 +942,10 @@ const ARGUMENTS_ONLY: &str = "```json\n{\n  \"expression\": \"(17 + 25) * 3\"\n}
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reply_of_one_tools_arguments_alone_is_its_call() {
     for server in [Server::Parsing, Server::OwnTemplate] {
-        let local = serve(
-            server,
-            vec![Output::Text(ARGUMENTS_ONLY), Output::Text("It is 126.")],
-        );
-        let log = calls();
-        let mut agent = agent(&local, AgentOptions::default(), &log);
-        let reply = agent.send("Compute (17 + 25) * 3").await.unwrap();
-        assert_eq!(reply.text, "It is 126.");
+        let (text, ran) = run_written(server, ARGUMENTS_ONLY, "Compute (17 + 25) * 3").await;
+        assert_eq!(text, "Done.");
         assert_eq!(
-            log.lock().unwrap().as_slice(),
+            ran,
             [(
                 "calculate".to_owned(),
                 json!({"expression": "(17 + 25) * 3"})
@@ -977,16 +986,11 @@ async fn arguments_alone_that_fit_no_tool_several_or_one_that_may_destroy_are_an
 async fn a_call_with_a_single_quoted_string_is_run() {
     // Qwen2.5-Coder-1.5B passes a JSON document as a string this way.
     let written = "```json\n{\n  \"name\": \"base64_encode\",\n  \"arguments\": {\n    \"text\": '{\"a\": 1}'\n  }\n}\n```";
-    let local = serve(
-        Server::OwnTemplate,
-        vec![Output::Text(written), Output::Text("Done.")],
-    );
-    let log = calls();
-    let mut agent = agent(&local, AgentOptions::default(), &log);
-    let reply = agent.send("Encode {\"a\": 1} as base64.").await.unwrap();
-    assert_eq!(reply.text, "Done.");
+    let (text, ran) =
+        run_written(Server::OwnTemplate, written, "Encode {\"a\": 1} as base64.").await;
+    assert_eq!(text, "Done.");
     assert_eq!(
-        log.lock().unwrap().as_slice(),
+        ran,
         [("base64_encode".to_owned(), json!({"text": "{\"a\": 1}"}))]
     );
 }
