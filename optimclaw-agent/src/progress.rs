@@ -157,7 +157,10 @@ fn result_value(outcome: &ToolOutcome) -> Value {
 /// that result (a string or a number), or that result followed by the end
 /// of the same argument in the last call (the same step applied to its own
 /// result again: `calculate` sent `(365 * 24) - 100`, got `8660`, then
-/// sent `8660 - 100`, `8560 - 100`, … to the step limit), or, for a result
+/// sent `8660 - 100`, `8560 - 100`, … to the step limit), or the same call
+/// with one argument now the result's start (`date_add` of `2026-02-20`
+/// gave `2026-03-04T02:00:00+00:00[UTC]`, then the same duration was added
+/// to `2026-03-04`, and again, to the step limit), or, for a result
 /// that is an object, the call copies most of its fields: at least two, and
 /// at least half of its scalar fields, each a value the last call did not
 /// send. A call that takes one field on (a cursor to the next page) is
@@ -199,11 +202,23 @@ fn fed_back(args: &Value, last_args: &Value, result: &Value) -> bool {
                     .get(key)
                     .and_then(Value::as_str)
                     .is_some_and(|last| {
-                        applied_again(s, last.trim(), &result_text) || pasted_line(s, last, result)
+                        applied_again(s, last.trim(), &result_text)
+                            || pasted_line(s, last, result)
+                            || (result_text.starts_with(s)
+                                && s != last.trim()
+                                && s.chars().count() >= MIN_PASTED_LINE
+                                && only_change(map, last_args, key))
                     })
         }
         Value::Number(n) => n.to_string() == result_text,
         _ => false,
+    })
+}
+
+/// Whether `args` are `last` with only `key`'s value changed.
+fn only_change(args: &serde_json::Map<String, Value>, last: &Value, key: &str) -> bool {
+    last.as_object().is_some_and(|last| {
+        last.len() == args.len() && args.iter().all(|(k, v)| k == key || last.get(k) == Some(v))
     })
 }
 

@@ -66,6 +66,50 @@ impl CallOptions {
     }
 }
 
+impl Tool {
+    /// The arguments as this tool's handler would receive them from a call
+    /// with `options`: optional fields sent as `null` dropped and, with
+    /// [`CallOptions::lenient`], the repairs it allows made (a field read
+    /// under its right name, a number sent as text parsed); or the error
+    /// such a call returns before the tool runs. A dynamic tool's schema
+    /// check is part of it; a linked tool's arguments are decoded only when
+    /// it runs. Nothing is run: use it to see what a model's call would do,
+    /// or to judge a call by what the tool was given.
+    ///
+    /// ```
+    /// # use optimclaw::{CallOptions, DynamicTool, Registry, ToolHints};
+    /// # use serde_json::json;
+    /// let schema = json!({"type": "object", "additionalProperties": false,
+    ///     "properties": {"start": {"type": "string"}}, "required": ["start"]});
+    /// let read_only = ToolHints { read_only: Some(true), ..ToolHints::default() };
+    /// let registry = Registry::builder()
+    ///     .without_linked()
+    ///     .tools([DynamicTool::new("days", "Days since a date.", schema).hints(read_only)])
+    ///     .build()?;
+    /// let tool = registry.get("days").expect("registered");
+    /// let sent = json!({"start_date": "2026-01-01"});
+    /// let lenient = CallOptions::default().with_lenient(true);
+    /// assert_eq!(
+    ///     tool.prepare_arguments(sent.clone(), &lenient)?,
+    ///     json!({"start": "2026-01-01"})
+    /// );
+    /// assert!(tool.prepare_arguments(sent, &CallOptions::default()).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The call's argument error: arguments nested too deep, or (for a
+    /// dynamic tool) every problem its schema finds.
+    pub fn prepare_arguments(
+        &self,
+        args: Value,
+        options: &CallOptions,
+    ) -> Result<Value, ToolError> {
+        prepare_args(self, args, options.lenient)
+    }
+}
+
 /// Runs one call of `tool` (its registry already in `ctx`). The options'
 /// `timeout` is the call's own limit or the registry's.
 pub(crate) async fn run(

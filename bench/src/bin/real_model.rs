@@ -11,7 +11,9 @@
 //! agent read them on a local server.
 //!
 //! Per task: done (the right tool with the right arguments, and the
-//! expected words in the answer), requests, prompt tokens, wall time,
+//! expected words in the answer; the arguments as the tool received them,
+//! after the agent's lenient repairs, and also counted as the model sent
+//! them), requests, prompt tokens, wall time,
 //! requests the server refused (HTTP 500), retries, and how it ended.
 //! One JSON line per task on stdout, then a table per mode on stderr.
 
@@ -20,14 +22,14 @@ use std::time::Instant;
 
 use assistant::chat::ChatSettings;
 use assistant::{App, AppConfig};
-use optimclaw::{LazyConfig, LoadStrategy, Registry};
+use optimclaw::{CallOptions, LazyConfig, LoadStrategy, Registry};
 use optimclaw_agent::{AgentEvent, CallReading};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 /// One task: a user message, the tool and arguments a right answer needs
-/// (`tool: null` for a question that needs none), and words the answer
-/// must hold.
+/// (`tool: null` for a question that needs none), other calls that do the
+/// same job, and words the answer must hold.
 #[derive(Debug, Deserialize)]
 struct Task {
     id: String,
@@ -36,14 +38,41 @@ struct Task {
     /// Each argument named here must hold this text (case-insensitive).
     #[serde(default)]
     args: serde_json::Map<String, Value>,
+    /// Calls of other tools that are right too (`time` with the date-time
+    /// and the zone does what `timezone_convert` does).
+    #[serde(default)]
+    also: Vec<RightCall>,
     /// The answer must hold one of these (case-insensitive).
     answer: Vec<String>,
+}
+
+/// Another right call: the tool, and text each named argument must hold.
+#[derive(Debug, Deserialize)]
+struct RightCall {
+    tool: String,
+    #[serde(default)]
+    args: serde_json::Map<String, Value>,
+}
+
+/// Whether `call` (`{"name", "arguments"}`) is of `tool` with each argument
+/// in `args` holding its text.
+fn is_call(call: &Value, tool: &str, args: &serde_json::Map<String, Value>) -> bool {
+    call["name"] == tool
+        && args.iter().all(|(k, want)| {
+            let got = &call["arguments"][k];
+            let got = got.as_str().map_or_else(|| got.to_string(), str::to_owned);
+            contains(&got, want.as_str().unwrap_or(""))
+        })
 }
 
 #[derive(Default)]
 struct Outcome {
     done: bool,
+    /// With the arguments as the tool received them (after the agent's
+    /// lenient repairs: `start_date` read as `start`).
     right_call: bool,
+    /// With the arguments as the model sent them.
+    right_call_as_sent: bool,
     right_answer: bool,
     requests: usize,
     prompt_tokens: u64,
@@ -114,6 +143,7 @@ async fn run(task: &Task, mode: &str, base: &str, model: &str) -> Outcome {
         .lazy(settings.lazy.clone())
         .build()
         .expect("the catalog builds");
+    let catalog = registry.clone();
     let mut agent = match settings.agent(registry, app.context()) {
         Ok(agent) => agent,
         Err(e) => {
@@ -123,6 +153,8 @@ async fn run(task: &Task, mode: &str, base: &str, model: &str) -> Outcome {
     };
     let started = Instant::now();
     let mut calls = Vec::new();
+    // The ids of calls that ran and answered without an error.
+    let mut answered = std::collections::HashSet::new();
     let (mut refused, mut retries) = (0, 0);
     let result = agent
         .send_with(&task.message, |event| match event {
@@ -132,7 +164,10 @@ async fn run(task: &Task, mode: &str, base: &str, model: &str) -> Outcome {
                     Ok(v) => json!({"name": call.name, "arguments": v}),
                     Err(_) => json!({"name": call.name, "raw": call.raw_arguments}),
                 };
-                calls.push(args);
+                calls.push((call.id.clone(), args));
+            }
+            AgentEvent::ToolResult(result) if !result.is_error => {
+                answered.insert(result.id.clone());
             }
             AgentEvent::Retry { reason, .. } => {
                 retries += 1;
@@ -158,7 +193,7 @@ async fn run(task: &Task, mode: &str, base: &str, model: &str) -> Outcome {
     outcome.retries = retries;
     outcome.calls = calls
         .iter()
-        .map(|c| {
+        .map(|(_, c)| {
             (
                 c["name"].as_str().unwrap_or("").to_owned(),
                 c.get("arguments").unwrap_or(&Value::Null).to_string(),
@@ -172,16 +207,36 @@ async fn run(task: &Task, mode: &str, base: &str, model: &str) -> Outcome {
         }
         Err(e) => outcome.ended = format!("{}: {e}", e.kind()),
     }
-    outcome.right_call = match &task.tool {
+    // Each call that answered also as the tool received it: the agent takes
+    // arguments leniently (`AgentOptions::lenient_arguments`, on by
+    // default).
+    let lenient = CallOptions::default().with_lenient(true);
+    let as_run: Vec<Value> = calls
+        .iter()
+        .filter(|(id, _)| answered.contains(id))
+        .filter_map(|(_, c)| {
+            let tool = catalog.get(c["name"].as_str()?)?;
+            let args = tool
+                .prepare_arguments(c["arguments"].clone(), &lenient)
+                .ok()?;
+            Some(json!({"name": c["name"], "arguments": args}))
+        })
+        .collect();
+    let right = |calls: &[Value]| match &task.tool {
         None => calls.iter().all(|c| c["name"] == "tool_info"),
         Some(tool) => calls.iter().any(|c| {
-            c["name"] == tool.as_str()
-                && task.args.iter().all(|(k, want)| {
-                    let got = &c["arguments"][k];
-                    let got = got.as_str().map_or_else(|| got.to_string(), str::to_owned);
-                    contains(&got, want.as_str().unwrap_or(""))
-                })
+            is_call(c, tool, &task.args)
+                || task
+                    .also
+                    .iter()
+                    .any(|other| is_call(c, &other.tool, &other.args))
         }),
+    };
+    let calls: Vec<Value> = calls.into_iter().map(|(_, c)| c).collect();
+    outcome.right_call_as_sent = right(&calls);
+    outcome.right_call = match &task.tool {
+        None => outcome.right_call_as_sent,
+        Some(_) => outcome.right_call_as_sent || right(&as_run),
     };
     outcome.right_answer = task.answer.iter().any(|a| contains(&outcome.answer, a));
     outcome.done = outcome.right_call && outcome.right_answer;
@@ -208,7 +263,7 @@ async fn main() {
     let mut table = Vec::new();
     for mode in modes.split(',') {
         let mut sum = Outcome::default();
-        let mut done = 0;
+        let (mut done, mut done_as_sent) = (0, 0);
         let mut loops = 0;
         for task in &tasks {
             let o = run(task, mode, &base, &model).await;
@@ -216,7 +271,8 @@ async fn main() {
                 "{}",
                 json!({
                     "label": label, "mode": mode, "task": task.id, "done": o.done,
-                    "right_call": o.right_call, "right_answer": o.right_answer,
+                    "right_call": o.right_call, "right_call_as_sent": o.right_call_as_sent,
+                    "right_answer": o.right_answer,
                     "requests": o.requests, "prompt_tokens": o.prompt_tokens,
                     "seconds": (o.seconds * 10.0).round() / 10.0, "refused": o.refused,
                     "retries": o.retries, "ended": o.ended, "calls": o.calls,
@@ -224,6 +280,7 @@ async fn main() {
                 })
             );
             done += usize::from(o.done);
+            done_as_sent += usize::from(o.right_call_as_sent && o.right_answer);
             loops += usize::from(
                 o.ended.starts_with("step_limit") || o.ended.starts_with("no_progress"),
             );
@@ -234,7 +291,7 @@ async fn main() {
             sum.retries += o.retries;
         }
         table.push(format!(
-            "| {label} | {mode} | {done} / {} | {} | {} | {:.0} | {} | {} | {loops} |",
+            "| {label} | {mode} | {done} / {} | {done_as_sent} | {} | {} | {:.0} | {} | {} | {loops} |",
             tasks.len(),
             sum.requests,
             sum.prompt_tokens,
@@ -244,9 +301,9 @@ async fn main() {
         ));
     }
     eprintln!(
-        "| model | mode | done | requests | prompt tokens | wall s | refused | retries | stuck or step limit |"
+        "| model | mode | done | done, arguments as sent | requests | prompt tokens | wall s | refused | retries | stuck or step limit |"
     );
-    eprintln!("|---|---|---|---|---|---|---|---|---|");
+    eprintln!("|---|---|---|---|---|---|---|---|---|---|");
     for row in table {
         eprintln!("{row}");
     }

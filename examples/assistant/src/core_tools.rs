@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::App;
+use crate::data_tools::parse_datetime;
 use crate::memory::MemoryHit;
 use crate::net::{describe, read_capped, redact_url};
 use crate::shell::ShellOutput;
@@ -26,9 +27,9 @@ fn echo(
     text
 }
 
-/// The current time.
+/// A date and time in one zone.
 #[derive(Debug, Serialize, JsonSchema)]
-struct Now {
+struct Moment {
     /// Date, time, offset and zone (RFC 9557), e.g. 2026-12-02T09:30:00+01:00[Europe/Paris].
     datetime: String,
     /// The IANA time zone.
@@ -41,25 +42,34 @@ struct Now {
     unix_seconds: i64,
 }
 
-/// Get the current date and time, in UTC or in a given IANA time zone.
+/// Get the current date and time, or a given date-time, in UTC or in a
+/// given IANA time zone.
 #[tool(core, read_only)]
 fn time(
     /// An IANA time zone such as "Europe/Paris" or "America/New_York"; UTC when omitted.
     timezone: Option<String>,
-) -> Result<Now, ToolError> {
+    /// A date-time to show in that zone (ISO 8601, UTC unless it carries an
+    /// offset); the current time when omitted.
+    datetime: Option<String>,
+) -> Result<Moment, ToolError> {
     let name = timezone.as_deref().map_or("UTC", str::trim);
     let tz = jiff::tz::TimeZone::get(name).map_err(|_| {
         ToolError::new(format!(
             "unknown time zone {name:?}; use an IANA name such as \"Europe/Paris\" or \"UTC\""
         ))
     })?;
-    let now = jiff::Timestamp::now().to_zoned(tz);
-    Ok(Now {
-        datetime: now.to_string(),
+    // A model often sends an empty string for "not given".
+    let at = match datetime.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        Some(text) => parse_datetime(text)?.timestamp(),
+        None => jiff::Timestamp::now(),
+    };
+    let moment = at.to_zoned(tz);
+    Ok(Moment {
+        datetime: moment.to_string(),
         timezone: name.to_owned(),
-        utc_offset: now.offset().to_string(),
-        weekday: format!("{:?}", now.weekday()),
-        unix_seconds: now.timestamp().as_second(),
+        utc_offset: moment.offset().to_string(),
+        weekday: format!("{:?}", moment.weekday()),
+        unix_seconds: moment.timestamp().as_second(),
     })
 }
 

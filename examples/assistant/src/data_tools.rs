@@ -182,7 +182,8 @@ fn url_parse(
     )
 }
 
-fn parse_datetime(text: &str) -> Result<jiff::Zoned, ToolError> {
+/// A date or date-time in ISO 8601 (UTC unless it carries an offset or zone).
+pub(crate) fn parse_datetime(text: &str) -> Result<jiff::Zoned, ToolError> {
     let t = text.trim();
     if let Ok(z) = t.parse::<jiff::Zoned>() {
         return Ok(z);

@@ -152,6 +152,31 @@ async fn echo_time_and_json() {
             .await
             .contains("unknown time zone")
     );
+    // A given date-time is shown in the zone (the call small models write
+    // for a conversion), not the current time.
+    let chicago = f
+        .ok(
+            "time",
+            json!({"datetime": "2025-01-15T20:00:00Z", "timezone": "America/Chicago"}),
+        )
+        .await;
+    assert_eq!(
+        chicago["datetime"],
+        "2025-01-15T14:00:00-06:00[America/Chicago]"
+    );
+    assert_eq!(chicago["weekday"], "Wednesday");
+    assert_eq!(chicago["unix_seconds"], 1_736_971_200);
+    let offset = f
+        .ok(
+            "time",
+            json!({"datetime": "2025-07-04T20:00:00+02:00", "timezone": "UTC"}),
+        )
+        .await;
+    assert_eq!(offset["datetime"], "2025-07-04T18:00:00+00:00[UTC]");
+    let blank = f.ok("time", json!({"datetime": " "})).await;
+    assert!(blank["unix_seconds"].as_i64().unwrap() > 1_700_000_000);
+    let bad = f.err("time", json!({"datetime": "tomorrow at noon"})).await;
+    assert!(bad.contains("cannot read \"tomorrow at noon\""), "{bad}");
 
     let doc = r#"{"items": [{"name": "a", "n": 1}, {"name": "b", "n": 2}]}"#;
     let path = f

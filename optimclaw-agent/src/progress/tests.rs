@@ -81,6 +81,29 @@ fn the_same_step_applied_to_its_own_result_ends_with_that_result() {
         let next = call("calculate", json!({"expression": next}));
         assert_eq!(guard.judge(&[next], tool), Verdict::Go);
     }
+    // The same call with one argument now the start of its own result.
+    let guard = after(
+        "date_add",
+        json!({"datetime": "2026-02-20", "duration": "P12DT2H"}),
+        "2026-03-04T02:00:00+00:00[UTC]",
+    );
+    let again = call(
+        "date_add",
+        json!({"datetime": "2026-03-04", "duration": "P12DT2H"}),
+    );
+    assert_eq!(
+        guard.judge(&[again], tool),
+        Verdict::Answered("2026-03-04T02:00:00+00:00[UTC]".into())
+    );
+    // With another argument changed too, or a start too short to be the
+    // result's, it is a next step.
+    for next in [
+        json!({"datetime": "2026-03-04", "duration": "P1D"}),
+        json!({"datetime": "2026-03-04", "duration": "P12DT2H", "zone": "UTC"}),
+        json!({"datetime": "2026", "duration": "P12DT2H"}),
+    ] {
+        assert_eq!(guard.judge(&[call("date_add", next)], tool), Verdict::Go);
+    }
     // A line of a text result pasted into the same argument.
     let diff = "--- original\n+++ modified\n@@ -1 +1 @@\n-one two three\n\\ No newline at end of file\n+one two four\n";
     let guard = after(
