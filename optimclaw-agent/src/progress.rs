@@ -206,7 +206,7 @@ fn fed_back(args: &Value, last_args: &Value, result: &Value) -> bool {
                             || pasted_line(s, last, result)
                             || (result_text.starts_with(s)
                                 && s != last.trim()
-                                && s.chars().count() >= MIN_PASTED_LINE
+                                && s.chars().count() >= MIN_RESULT_START
                                 && only_change(map, last_args, key))
                     })
         }
@@ -221,6 +221,10 @@ fn only_change(args: &serde_json::Map<String, Value>, last: &Value, key: &str) -
         last.len() == args.len() && args.iter().all(|(k, v)| k == key || last.get(k) == Some(v))
     })
 }
+
+/// The shortest start of a result that, sent back in the same call, is
+/// that result fed back (a date of 10 characters is; a year of 4 is not).
+const MIN_RESULT_START: usize = 8;
 
 /// Lines of a result at least this long, found in the next call's
 /// argument, are the result pasted back ([`pasted_line`]).
