@@ -7,6 +7,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use sha2::Digest;
 
+use crate::clock::parse_datetime;
+
 /// A hash algorithm.
 #[derive(Debug, Deserialize, JsonSchema, Clone, Copy)]
 #[serde(rename_all = "lowercase")]
@@ -180,30 +182,6 @@ fn url_parse(
     Ok(
         json!({"scheme": u.scheme(), "host": u.host_str(), "port": u.port_or_known_default(), "path": u.path(), "query": query, "fragment": u.fragment()}),
     )
-}
-
-/// A date or date-time in ISO 8601 (UTC unless it carries an offset or zone).
-pub(crate) fn parse_datetime(text: &str) -> Result<jiff::Zoned, ToolError> {
-    let t = text.trim();
-    if let Ok(z) = t.parse::<jiff::Zoned>() {
-        return Ok(z);
-    }
-    if let Ok(ts) = t.parse::<jiff::Timestamp>() {
-        return Ok(ts.to_zoned(jiff::tz::TimeZone::UTC));
-    }
-    if let Ok(dt) = t.parse::<jiff::civil::DateTime>() {
-        return dt
-            .to_zoned(jiff::tz::TimeZone::UTC)
-            .map_err(|e| ToolError::new(e.to_string()));
-    }
-    if let Ok(d) = t.parse::<jiff::civil::Date>() {
-        return d
-            .to_zoned(jiff::tz::TimeZone::UTC)
-            .map_err(|e| ToolError::new(e.to_string()));
-    }
-    Err(ToolError::new(format!(
-        "cannot read {t:?} as a date; use ISO 8601 such as 2026-12-02 or 2026-12-02T09:30:00Z"
-    )))
 }
 
 /// The time between two dates or date-times, in days, hours and seconds.

@@ -17,6 +17,7 @@ pub mod secrets;
 pub mod shell;
 pub mod workspace;
 
+mod clock;
 mod core_tools;
 mod data_tools;
 mod extension_tools;
