@@ -15,13 +15,16 @@ use serde_json::Value;
 use optimclaw::Registry;
 use optimclaw::Session;
 use optimclaw::ToolContext;
-use optimclaw::ToolErrorKind;
 use optimclaw::ToolScope;
 use optimclaw::config::{LazyConfig, LoadStrategy};
 use optimclaw::provider::{Dialect, RenderOptions};
-use optimclaw::{CALL_TOOL, CallOptions, Content, TOOL_INFO, ToolOutput};
+use optimclaw::{CALL_TOOL, CallOptions, TOOL_INFO};
 
 use super::report::{LevelSetting, Reporter};
+
+mod result;
+
+use result::{call_result, unknown_tool};
 
 /// Tool calls that run at once by default, over every connection.
 const DEFAULT_MAX_CALLS: usize = 256;
@@ -456,15 +459,7 @@ impl ServerHandler for McpServer {
             .or_else(|| (name == CALL_TOOL).then(|| registry.bridge_tool()))
         else {
             let near = registry.scoped(session.scope()).nearest_names(&name, 3);
-            let hint = if near.is_empty() {
-                String::new()
-            } else {
-                format!("; did you mean {}?", near.join(", "))
-            };
-            return Err(McpError::invalid_params(
-                format!("unknown tool {name:?}{hint}"),
-                None,
-            ));
+            return Err(unknown_tool(&name, &near));
         };
         let has_object_output = tool
             .output_schema()
@@ -496,47 +491,7 @@ impl ServerHandler for McpServer {
             // The client's next tools/list includes what was just loaded.
             let _ = context.peer.notify_tool_list_changed().await;
         }
-        let out = match result.map(|out| (out.value, out.rich)) {
-            Ok((_, Some(rich))) => rich_result(rich)?,
-            Ok((value, None)) if has_object_output || (name == TOOL_INFO && value.is_object()) => {
-                CallToolResult::structured(value)
-            }
-            Ok((Value::String(text), None)) => {
-                CallToolResult::success(vec![ContentBlock::text(text)])
-            }
-            Ok((value, None)) => {
-                CallToolResult::success(vec![ContentBlock::text(value.to_string())])
-            }
-            Err(err) if err.kind() == ToolErrorKind::UnknownTool => {
-                return Err(McpError::invalid_params(err.to_string(), None));
-            }
-            Err(err) => {
-                let mut result = CallToolResult::error(vec![ContentBlock::text(err.to_string())]);
-                if let Some(data) = err.data() {
-                    result.content.push(ContentBlock::text(data.to_string()));
-                }
-                result
-            }
-        };
+        let out = call_result(result, has_object_output, name == TOOL_INFO)?;
         Ok(out.into())
     }
-}
-
-/// A tool's blocks as MCP content, with its structured value.
-fn rich_result(output: ToolOutput) -> Result<CallToolResult, McpError> {
-    let content = output
-        .content
-        .iter()
-        .map(content_block)
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut result = CallToolResult::success(content);
-    result.structured_content = output.structured;
-    Ok(result)
-}
-
-/// One block: the core's `Content` is MCP's content block shape already.
-fn content_block(content: &Content) -> Result<ContentBlock, McpError> {
-    serde_json::to_value(content)
-        .and_then(serde_json::from_value)
-        .map_err(|e| McpError::internal_error(format!("a content block: {e}"), None))
 }

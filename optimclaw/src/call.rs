@@ -5,6 +5,7 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -14,6 +15,7 @@ mod lenient;
 
 use crate::context::ToolContext;
 use crate::error::{ToolError, ToolErrorKind};
+use crate::output::{CallOutput, OutputSlot, filter_strings};
 use crate::schema;
 use crate::tool::{Handler, Tool};
 
@@ -153,23 +155,6 @@ pub(crate) async fn run(
             }
             Err(err) => Err(err.map_texts(|text| filter(text))),
         },
-    }
-}
-
-/// Applies an output filter to every string in `value` (keys stay).
-pub(crate) fn filter_strings(value: &mut Value, filter: &dyn Fn(&str) -> Option<String>) {
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::String(text) => {
-                if let Some(new) = filter(text) {
-                    *text = new;
-                }
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            Value::Object(map) => stack.extend(map.values_mut()),
-            _ => {}
-        }
     }
 }
 
@@ -406,4 +391,18 @@ fn panicked(name: &str, payload: &(dyn std::any::Any + Send)) -> ToolError {
             "tool `{name}` failed with an internal error (panic: {detail}); the call had no result"
         ),
     )
+}
+
+/// Runs `call` with a context whose output slot it then reads.
+pub(crate) async fn capture<F, Fut>(ctx: &ToolContext, call: F) -> Result<CallOutput, ToolError>
+where
+    F: FnOnce(ToolContext) -> Fut,
+    Fut: Future<Output = Result<Value, ToolError>>,
+{
+    let slot = Arc::new(OutputSlot::default());
+    let value = call(ctx.clone().with_output_slot(Some(Arc::clone(&slot)))).await?;
+    Ok(CallOutput {
+        value,
+        rich: slot.take(),
+    })
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::ToolError;
-use crate::output::{LogLevel, OutputSlot, Progress, SharedReporter};
+use crate::output::{LogLevel, OutputSlot, Progress, SharedReporter, ToolOutput};
 
 type Values = HashMap<TypeId, Arc<dyn Any + Send + Sync>>;
 
@@ -246,5 +246,31 @@ impl fmt::Debug for ToolContext {
             .field("output_filter", &self.output_filter.is_some())
             .field("reporter", &self.reporter.is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// Defined here rather than beside [`ToolOutput`]: the output types know
+/// nothing of the context that carries them.
+impl ToolOutput {
+    /// Hands the output to the caller of the running call (the blocks go
+    /// to callers that take them) and returns its [`value`](Self::value):
+    /// what a dynamic tool's handler returns.
+    ///
+    /// ```
+    /// use optimclaw::{DynamicTool, ToolOutput};
+    /// use serde_json::json;
+    ///
+    /// let tool = DynamicTool::new("snapshot", "Takes a snapshot.", json!({"type": "object"}))
+    ///     .handler(|ctx, _args| async move {
+    ///         Ok(ToolOutput::text("taken").deliver(&ctx))
+    ///     });
+    /// # let _ = tool;
+    /// ```
+    pub fn deliver(self, ctx: &ToolContext) -> serde_json::Value {
+        let value = self.value();
+        if let Some(slot) = ctx.output_slot() {
+            slot.put(self);
+        }
+        value
     }
 }

@@ -25,6 +25,7 @@ mod registry;
 pub mod rerank;
 pub mod schema;
 mod scope;
+mod scoped;
 pub mod search;
 mod session;
 pub mod telemetry;
@@ -55,7 +56,8 @@ pub use output::{
 };
 pub use prompt::Prompt;
 pub use registry::{Registry, RegistryBuilder};
-pub use scope::{ScopeError, Scoped, ToolScope};
+pub use scope::{ScopeError, ToolScope};
+pub use scoped::Scoped;
 pub use session::Session;
 pub use tool::{
     CALL_TOOL, DynamicTool, RUN_CODE, TOOL_INFO, Tool, ToolHandler, ToolOrigin, is_valid_tool_name,

@@ -30,9 +30,6 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::ToolContext;
-use crate::error::ToolError;
-
 /// One block of a tool's result, in the shape MCP gives content blocks
 /// (`{"type": "image", "data": …, "mimeType": …}`), so it crosses MCP
 /// unchanged. Binary data is base64 (standard alphabet, padded).
@@ -296,35 +293,30 @@ impl ToolOutput {
         Value::String(parts.join("\n"))
     }
 
-    /// Hands the output to the caller of the running call (the blocks go
-    /// to callers that take them) and returns its [`value`](Self::value):
-    /// what a dynamic tool's handler returns.
-    ///
-    /// ```
-    /// use optimclaw::{DynamicTool, ToolOutput};
-    /// use serde_json::json;
-    ///
-    /// let tool = DynamicTool::new("snapshot", "Takes a snapshot.", json!({"type": "object"}))
-    ///     .handler(|ctx, _args| async move {
-    ///         Ok(ToolOutput::text("taken").deliver(&ctx))
-    ///     });
-    /// # let _ = tool;
-    /// ```
-    pub fn deliver(self, ctx: &ToolContext) -> Value {
-        let value = self.value();
-        if let Some(slot) = ctx.output_slot() {
-            slot.put(self);
-        }
-        value
-    }
-
     /// Applies `filter` to every text of the output.
     pub(crate) fn filter_texts(&mut self, filter: &dyn Fn(&str) -> Option<String>) {
         for block in &mut self.content {
             block.filter_texts(filter);
         }
         if let Some(value) = &mut self.structured {
-            crate::call::filter_strings(value, filter);
+            filter_strings(value, filter);
+        }
+    }
+}
+
+/// Applies an output filter to every string in `value` (keys stay).
+pub(crate) fn filter_strings(value: &mut Value, filter: &dyn Fn(&str) -> Option<String>) {
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(text) => {
+                if let Some(new) = filter(text) {
+                    *text = new;
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            Value::Object(map) => stack.extend(map.values_mut()),
+            _ => {}
         }
     }
 }
@@ -350,20 +342,6 @@ impl CallOutput {
     }
 }
 
-/// Runs `call` with a context whose output slot it then reads.
-pub(crate) async fn capture<F, Fut>(ctx: &ToolContext, call: F) -> Result<CallOutput, ToolError>
-where
-    F: FnOnce(ToolContext) -> Fut,
-    Fut: Future<Output = Result<Value, ToolError>>,
-{
-    let slot = Arc::new(OutputSlot::default());
-    let value = call(ctx.clone().with_output_slot(Some(Arc::clone(&slot)))).await?;
-    Ok(CallOutput {
-        value,
-        rich: slot.take(),
-    })
-}
-
 /// Where a running call puts the [`ToolOutput`] it returned: set by the
 /// caller that wants blocks, claimed by the outermost call (a tool that
 /// calls other tools does not hand their outputs on as its own).
@@ -379,7 +357,7 @@ impl OutputSlot {
         !self.claimed.swap(true, Ordering::SeqCst)
     }
 
-    fn put(&self, output: ToolOutput) {
+    pub(crate) fn put(&self, output: ToolOutput) {
         *self.output.lock().unwrap_or_else(PoisonError::into_inner) = Some(output);
     }
 

@@ -359,7 +359,7 @@ impl Session {
         ctx: &ToolContext,
         options: CallOptions,
     ) -> Result<crate::CallOutput, ToolError> {
-        crate::output::capture(ctx, |ctx| async move {
+        crate::call::capture(ctx, |ctx| async move {
             self.call_with(name, args, &ctx, options).await
         })
         .await

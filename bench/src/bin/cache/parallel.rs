@@ -7,7 +7,8 @@ use optimclaw_agent::WireFormat;
 use serde_json::{Value, json};
 
 use crate::standin::{Behaviour, Task};
-use crate::{Setup, bill, caching_modes, conversation, task};
+use crate::tasks::task;
+use crate::{Setup, bill, caching_modes, conversation};
 
 /// A message needing two tools, called together once both are in sight.
 fn pair(
