@@ -1,21 +1,10 @@
-//! The assistant: the OptimClaw tool catalog behind a command line.
-//!
-//! `cargo run --release --example assistant` prints what eager and lazy
-//! loading send to a model, measured with real tokenizers. See `--help`.
-//! This file is the table of contents: arguments, then one call per
-//! command into `assistant::cli`.
+//! The assistant's command line: its options and commands (clap), and the
+//! readers of the flags that take one of a few words.
 
 use std::path::PathBuf;
 
-use assistant::chat::ChatSettings;
-use assistant::cli::serve::ServeOptions;
-use assistant::cli::{self, chosen_mode, print_json, tools};
-use assistant::{App, AppConfig};
 use clap::{Parser, Subcommand};
-use optimclaw::{LazyConfig, LoadStrategy, Registry};
-use optimclaw_agent::{CacheTtl, CallReading, Compaction, FirstCall, ListLoaded, PromptCache};
-use optimclaw_mcp::HttpLimits;
-use serde_json::Value;
+use optimclaw_agent::{CallReading, FirstCall, ListLoaded};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -23,64 +12,64 @@ use serde_json::Value;
     about = "The OptimClaw tool catalog, served lazily",
     version
 )]
-struct Cli {
+pub(crate) struct Cli {
     /// Base folder for data, skills, secrets and config [default: $OPTIMCLAW_HOME or ~/.optimclaw].
     #[arg(long, global = true)]
-    home: Option<PathBuf>,
+    pub(crate) home: Option<PathBuf>,
     /// Workspace folder for file tools and shell [default: HOME/workspace].
     #[arg(long, global = true)]
-    workspace: Option<PathBuf>,
+    pub(crate) workspace: Option<PathBuf>,
     /// Allow http/web_fetch/webhooks to reach this URL prefix (repeatable; adds to HOME/allowlist.txt).
     #[arg(long = "allow", global = true)]
-    allow: Vec<String>,
+    pub(crate) allow: Vec<String>,
     /// Let allowlisted host names resolve to private or local addresses.
     #[arg(long = "allow-private", global = true)]
-    allow_private: bool,
+    pub(crate) allow_private: bool,
     /// Let shell commands use the network (the sandbox refuses sockets by default).
     #[arg(long = "shell-network", global = true)]
-    shell_network: bool,
+    pub(crate) shell_network: bool,
     /// Run shell commands WITHOUT the operating-system sandbox (for kernels without Landlock; not recommended).
     #[arg(long = "unsandboxed-shell", global = true)]
-    unsandboxed_shell: bool,
+    pub(crate) unsandboxed_shell: bool,
     /// Add the tools of an MCP tools/list JSON file as deferred tools (repeatable).
     #[arg(long = "manifest", global = true)]
-    manifests: Vec<PathBuf>,
+    pub(crate) manifests: Vec<PathBuf>,
     /// Import the tools of the MCP servers in this `mcpServers` JSON file as deferred `server__tool`s.
     #[arg(long = "mcp-config", global = true)]
-    mcp_config: Option<PathBuf>,
+    pub(crate) mcp_config: Option<PathBuf>,
     /// Load WebAssembly tools from this folder [default: HOME/wasm] (needs `--features wasm`).
     #[arg(long = "wasm-dir", global = true)]
-    wasm_dir: Option<PathBuf>,
+    pub(crate) wasm_dir: Option<PathBuf>,
     /// Let WASM tools whose manifest asks for this environment variable see it (repeatable).
     #[arg(long = "wasm-grant-env", global = true)]
-    wasm_grant_env: Vec<String>,
+    pub(crate) wasm_grant_env: Vec<String>,
     /// Let WASM tools whose manifest asks for this folder (or one below it) see it (repeatable).
     #[arg(long = "wasm-grant-dir", global = true)]
-    wasm_grant_dir: Vec<PathBuf>,
+    pub(crate) wasm_grant_dir: Vec<PathBuf>,
     /// tool_info also searches by meaning, with vectors from this OpenAI-compatible embeddings endpoint (base URL, e.g. http://127.0.0.1:11434/v1; key in $OPTIMCLAW_EMBED_API_KEY; needs --embed-model).
     #[arg(long = "embed-url", global = true)]
-    embed_url: Option<String>,
+    pub(crate) embed_url: Option<String>,
     /// The embeddings endpoint's model (with --embed-url).
     #[arg(long = "embed-model", global = true)]
-    embed_model: Option<String>,
+    pub(crate) embed_model: Option<String>,
     /// Code mode: the model gets run_code and writes one JavaScript program that calls tools (await tools.NAME(args)) instead of a request per call; tool_info answers with TypeScript declarations (chat, serve, report).
     #[arg(long = "code-mode", global = true)]
-    code_mode: bool,
+    pub(crate) code_mode: bool,
     /// tool_info reranks its best candidates with this /rerank endpoint (whole URL, e.g. http://127.0.0.1:8080/rerank; Cohere, Jina, Voyage and text-embeddings-inference shapes; key in $OPTIMCLAW_RERANK_API_KEY; needs --rerank-model).
     #[arg(long = "rerank-url", global = true)]
-    rerank_url: Option<String>,
+    pub(crate) rerank_url: Option<String>,
     /// tool_info asks this OpenAI-compatible chat model (base URL, e.g. http://127.0.0.1:11434/v1) to pick among its best candidates, or none (needs --rerank-model).
     #[arg(long = "rerank-chat-url", global = true)]
-    rerank_chat_url: Option<String>,
+    pub(crate) rerank_chat_url: Option<String>,
     /// The reranking endpoint's model (with --rerank-url or --rerank-chat-url).
     #[arg(long = "rerank-model", global = true)]
-    rerank_model: Option<String>,
+    pub(crate) rerank_model: Option<String>,
     #[command(subcommand)]
-    command: Option<Command>,
+    pub(crate) command: Option<Command>,
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {
+pub(crate) enum Command {
     /// What eager and lazy loading send, in tokens (the default command).
     Report {
         /// The dialect to count [openai, openai-strict, openai-responses, anthropic, gemini, mcp, text].
@@ -255,245 +244,6 @@ enum Command {
         #[arg(long)]
         batch: bool,
     },
-}
-
-async fn run(cli: Cli) -> Result<(), String> {
-    let home = cli.home.clone().unwrap_or_else(AppConfig::default_home);
-    let mut config = AppConfig::new(&home);
-    config.workspace = cli.workspace.clone();
-    config.allow = cli.allow.clone();
-    config.allow_private_networks = cli.allow_private;
-    config.shell_network = cli.shell_network;
-    config.unsandboxed_shell = cli.unsandboxed_shell;
-    config.console_to_stderr = matches!(cli.command, Some(Command::Serve { .. }));
-    let mut extra = tools::manifest_tools(&cli.manifests)?;
-    let wasm_dir = cli.wasm_dir.clone().unwrap_or_else(|| home.join("wasm"));
-    let semantic = tools::SearchStages {
-        semantic: tools::semantic_search(
-            cli.embed_url.as_deref(),
-            cli.embed_model.as_deref(),
-            &home,
-        )?,
-        rerank: tools::reranker(
-            cli.rerank_url.as_deref(),
-            cli.rerank_chat_url.as_deref(),
-            cli.rerank_model.as_deref(),
-        )?,
-    };
-    let clients = match &cli.mcp_config {
-        Some(path) => tools::mcp_clients(path).await?,
-        None => Vec::new(),
-    };
-    let command = cli.command.unwrap_or(Command::Report {
-        provider: "openai".into(),
-        note_budget: None,
-    });
-    if let Command::Search {
-        query,
-        max_results,
-        batch,
-    } = command
-    {
-        let builder = Registry::builder().lazy(LazyConfig::lazy());
-        let builder = if extra.is_empty() {
-            builder
-        } else {
-            builder.without_linked().tools(extra)
-        };
-        let builder = semantic.apply(builder);
-        let registry = builder.build().map_err(|e| e.to_string())?;
-        return cli::search::search(&registry, query, max_results, batch);
-    }
-    extra.extend(tools::wasm_tools(
-        &wasm_dir,
-        &cli.wasm_grant_env,
-        &cli.wasm_grant_dir,
-    )?);
-    let lazy = LazyConfig::from_env()
-        .map_err(|e| e.to_string())?
-        .with_code_mode(cli.code_mode);
-    let registry = tools::build_registry(lazy.clone(), &extra, &clients, &semantic)?;
-    let app = App::open(config)?;
-    let ctx = app.context();
-    match command {
-        Command::Report {
-            provider,
-            note_budget,
-        } => {
-            cli::report::report(&registry, &provider, note_budget)?;
-            cli::report::search(
-                &registry,
-                cli.embed_url.as_deref(),
-                cli.embed_model.as_deref(),
-            );
-            cli::report::sandbox(&app);
-            Ok(())
-        }
-        Command::Prompt {
-            eager,
-            lazy,
-            provider,
-            native_deferral,
-        } => cli::report::prompt(registry, eager, lazy, &provider, native_deferral),
-        Command::ToolInfo { query, max_results } => {
-            cli::report::tool_info(&registry, &query, max_results)
-        }
-        Command::Call { name, json } => {
-            let args: Value = serde_json::from_str(&json)
-                .map_err(|e| format!("the arguments are not valid JSON: {e}"))?;
-            let out = registry
-                .call(&name, args, &ctx)
-                .await
-                .map_err(|e| e.to_string())?;
-            print_json(&out);
-            Ok(())
-        }
-        Command::Demo => cli::demo::demo(&registry, &ctx).await,
-        Command::Serve {
-            http,
-            lazy: lazy_flag,
-            eager,
-            max_sessions,
-            max_sessions_per_key,
-            max_calls_per_key,
-            allowed_hosts,
-            allowed_origins,
-            session_idle,
-            stateless,
-            max_calls,
-            list_changed,
-            token_file,
-        } => {
-            let base = if stateless {
-                HttpLimits::stateless()
-            } else {
-                HttpLimits::default()
-            };
-            let limits = base
-                .with_max_sessions(max_sessions)
-                .with_max_sessions_per_key(max_sessions_per_key)
-                .with_max_calls_per_key(max_calls_per_key)
-                .with_allowed_hosts(allowed_hosts)
-                .with_allowed_origins(allowed_origins)
-                .with_session_idle(std::time::Duration::from_secs(session_idle));
-            let mode = chosen_mode(eager, lazy_flag, &registry);
-            let ctx = app.start(&registry);
-            let options = ServeOptions {
-                http,
-                mode,
-                lazy,
-                extra,
-                clients,
-                semantic,
-                limits,
-                max_calls,
-                list_changed,
-                token_file,
-            };
-            cli::serve::serve(registry, ctx, options).await
-        }
-        Command::Chat {
-            once,
-            format,
-            base_url,
-            model,
-            max_steps,
-            max_searches,
-            native_deferral,
-            strict,
-            strategy,
-            lazy: lazy_flag,
-            eager,
-            preload: _,
-            no_preload,
-            cache,
-            cache_ttl,
-            prompt_cache_key,
-            stream,
-            compact_at,
-            compact_to,
-            text_tools,
-            list_loaded,
-            max_tokens,
-            first_call,
-            call_reading,
-            extra_body,
-        } => {
-            let compaction = match (compact_at, compact_to) {
-                (Some(0), _) => {
-                    return Err("--compact-at must be a number of tokens above 0".into());
-                }
-                (Some(at), Some(to)) if to > at => {
-                    return Err(format!(
-                        "--compact-to ({to}) must not be above --compact-at ({at}): a compaction keeps less than what starts it"
-                    ));
-                }
-                (Some(at), to) => Some(Compaction::new(at, to.unwrap_or(at / 3))),
-                (None, _) => None,
-            };
-            let mode = chosen_mode(eager, lazy_flag, &registry);
-            let strategy = strategy
-                .map(|name| {
-                    LoadStrategy::from_name(&name).ok_or_else(|| {
-                        format!("unknown strategy {name:?}; use append, bridge or native")
-                    })
-                })
-                .transpose()?;
-            let mut settings = ChatSettings::from_env(&format, base_url, model, mode)?;
-            if let Some(strategy) = strategy {
-                settings.lazy = settings.lazy.with_strategy(strategy);
-            }
-            settings.max_steps = max_steps;
-            settings.max_searches = max_searches;
-            settings.native_deferral = native_deferral;
-            settings.strict = strict;
-            settings.preload = !no_preload;
-            settings.cache = PromptCache::from_name(&cache).ok_or_else(|| {
-                format!("unknown --cache {cache:?}; use breakpoints, automatic or off")
-            })?;
-            settings.cache_ttl = CacheTtl::from_name(&cache_ttl)
-                .ok_or_else(|| format!("unknown --cache-ttl {cache_ttl:?}; use 5m or 1h"))?;
-            settings.prompt_cache_key = prompt_cache_key;
-            settings.stream = stream;
-            settings.compaction = compaction;
-            settings.text_tools = text_tools;
-            settings.list_loaded = list_loaded;
-            settings.model.max_tokens = max_tokens;
-            settings.first_call = first_call;
-            settings.call_reading = call_reading;
-            if let Some(extra) = extra_body {
-                let fields = match serde_json::from_str::<serde_json::Value>(&extra) {
-                    Ok(serde_json::Value::Object(fields)) => fields,
-                    _ => {
-                        return Err(format!(
-                            "--extra-body {extra:?} is not a JSON object; give one, like '{{\"timings_per_token\": true}}'"
-                        ));
-                    }
-                };
-                settings.model.extra_body.extend(fields);
-            }
-            cli::chat::run(&app, registry, settings, once).await
-        }
-        Command::Search { .. } => unreachable!("handled above"),
-    }
-}
-
-#[tokio::main]
-async fn main() {
-    // RUST_LOG (e.g. `optimclaw=info`) turns on the spans of tool calls and
-    // model requests, written to standard error as they close.
-    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_default_env() {
-        tracing_subscriber::fmt()
-            .with_env_filter(filter)
-            .with_writer(std::io::stderr)
-            .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-            .init();
-    }
-    let cli = Cli::parse();
-    if let Err(e) = run(cli).await {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
 }
 
 /// `--list-loaded`: auto, always or never.
