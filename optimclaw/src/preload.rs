@@ -86,11 +86,14 @@ pub struct PreloadOptions {
     /// The caller sends attached tools in the request's `tools` array, so
     /// the model can call them by name (an agent on a local server does:
     /// llama.cpp, vLLM and Ollama refuse calls to tools missing there).
-    /// The text is then empty: nothing is added to the user's message
-    /// (default false). Measured on a small model served locally: with the
-    /// schema in the message it often sent the schema back as its
-    /// arguments, and with a line naming the tool after the user's words
-    /// it took that line for part of the user's data.
+    /// The text is then one short line that names the tool, with no
+    /// schema (`(The tool for this: url_parse.)`), after a blank line; a
+    /// close pair is not named (default false). Measured on Qwen2.5-Coder
+    /// 0.5B served locally (BENCHMARKS.md, held-out-k and -l): with the
+    /// schema repeated in the message it often sent the schema back as its
+    /// arguments; with the tool only in `tools` it called a core tool in
+    /// its place (`http` or `file_read` for a URL's parts); with a close
+    /// pair named it took the wrong one of the two.
     pub listed_in_tools: bool,
 }
 
@@ -157,8 +160,11 @@ impl Default for PreloadOptions {
 pub struct Preloaded {
     /// The tools attached, best match first.
     pub tools: Vec<String>,
-    /// The text to send after the user's message (empty with
-    /// [`PreloadOptions::listed_in_tools`]: send nothing).
+    /// The text to send after the user's message: the tools' schemas under
+    /// a header, or with [`PreloadOptions::listed_in_tools`] one line that
+    /// names a lone tool, starting with a blank line (servers that flatten
+    /// a message's text parts may join them with nothing between), and
+    /// nothing for a close pair.
     pub text: String,
 }
 
@@ -220,11 +226,15 @@ impl Session {
         let first = attached.is_empty();
         self.attach(&tools);
         if options.listed_in_tools && !code_mode {
-            // The tools' place in `tools` is their whole description.
-            return Some(Preloaded {
-                tools,
-                text: String::new(),
-            });
+            // The tools' entries in `tools` describe them; the line says
+            // which one is meant for this message. A close pair gets none:
+            // named together, the small model took the wrong one of the two
+            // where it chose right from `tools` alone.
+            let text = match tools.as_slice() {
+                [one] if !close => listed_line(one),
+                _ => String::new(),
+            };
+            return Some(Preloaded { tools, text });
         }
         let header = header(
             if code_mode {
@@ -239,6 +249,13 @@ impl Session {
         let text = format!("{header}\n{}", lines.join("\n"));
         Some(Preloaded { tools, text })
     }
+}
+
+/// The line naming a tool attached through `tools`: short and set apart
+/// (in parentheses, after a blank line), so that a model does not read it
+/// as part of the user's data.
+fn listed_line(tool: &str) -> String {
+    format!("\n\n(The tool for this: {tool}.)")
 }
 
 /// How the model calls an attached tool.

@@ -373,13 +373,17 @@ async fn a_direct_call_of_the_attached_tool(reading: CallReading) {
         "the attached tool is listed for a local server: {:?}",
         tool_names(&bodies[0])
     );
-    // Listed in `tools`, the attached tool adds nothing to the user's
-    // message (a small model copied a schema there as its arguments, and
-    // read a line after the user's words as their data).
+    // Listed in `tools`, the attached tool is only named after the user's
+    // message, in a part of its own set apart by a blank line (a small
+    // model copied a schema there as its arguments; with the tool only in
+    // `tools` it called a core tool in its place).
     let messages = bodies[0]["messages"].as_array().unwrap();
     assert_eq!(
         messages.last().unwrap()["content"],
-        "Encode the text 'hello world' as base64."
+        json!([
+            {"type": "text", "text": "Encode the text 'hello world' as base64."},
+            {"type": "text", "text": "\n\n(The tool for this: base64_encode.)"}
+        ])
     );
     assert!(
         !bodies[0]["messages"]

@@ -136,7 +136,7 @@ fn a_schema_longer_than_a_message_may_carry_is_left_out() {
 }
 
 #[test]
-fn tools_listed_in_the_request_add_nothing_to_the_message() {
+fn a_lone_tool_listed_in_the_request_is_named_in_one_line_without_its_schema() {
     let registry = catalog(text_parameter());
     let session = Session::new(registry);
     let message = "Encode the word hello as base64.";
@@ -147,10 +147,20 @@ fn tools_listed_in_the_request_add_nothing_to_the_message() {
     let listed = PreloadOptions::default().with_listed_in_tools(true);
     let named = session.preload(message, &listed).unwrap();
     assert_eq!(named.tools, ["base64_encode"]);
-    assert_eq!(named.text, "", "nothing added to the message");
+    assert_eq!(
+        named.text, "\n\n(The tool for this: base64_encode.)",
+        "one line naming the tool, set apart from the user's words"
+    );
     // Recorded as attached like any attachment: not attached twice.
     assert_eq!(session.attached(), ["base64_encode"]);
     assert!(session.preload(message, &listed).is_none());
+    // A close pair goes in `tools` unnamed: named together, the small
+    // model took the wrong one of the two.
+    let pair = Session::new(session.registry().clone())
+        .preload(CLOSE, &listed)
+        .unwrap();
+    assert_eq!(pair.tools.len(), 2, "{:?}", pair.tools);
+    assert_eq!(pair.text, "", "a close pair is not named");
 }
 
 #[tokio::test]
