@@ -317,7 +317,7 @@ impl From<serde_json::Error> for ToolError {
 pub struct RegistryError {
     problems: Vec<String>,
     /// The embedder's error, when embedding the tools failed.
-    source: Option<crate::embed::EmbedError>,
+    source: Option<EmbedError>,
 }
 
 impl RegistryError {
@@ -328,7 +328,7 @@ impl RegistryError {
         }
     }
 
-    pub(crate) fn embedding(err: crate::embed::EmbedError) -> Self {
+    pub(crate) fn embedding(err: EmbedError) -> Self {
         RegistryError {
             problems: vec![format!(
                 "vector search: the deferred tools could not be embedded: {err}"
@@ -465,5 +465,42 @@ mod json_terms_tests {
             "invalid type: number `1.5`, expected an integer"
         );
         assert_eq!(json_terms("missing field `text`"), "missing field `text`");
+    }
+}
+
+/// Why embedding failed: return it from `optimclaw::embed::Embedder::embed`
+/// with a message that says what to do (a missing file, an endpoint that refused). At
+/// build it fails the registry; for a query `tool_info` falls back to
+/// keywords and reports it.
+///
+/// Its text is complete on its own; [`source`](std::error::Error::source)
+/// gives the cause when there is one (an I/O or HTTP error).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct EmbedError {
+    message: String,
+    #[source]
+    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl EmbedError {
+    /// An error with a message saying what went wrong and what to do.
+    pub fn new(message: impl Into<String>) -> Self {
+        EmbedError {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An error with a message and the error that caused it (the message
+    /// should include the cause's text: it is what users and models see).
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        EmbedError {
+            message: message.into(),
+            source: Some(std::sync::Arc::new(source)),
+        }
     }
 }

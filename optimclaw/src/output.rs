@@ -411,8 +411,7 @@ pub enum LogLevel {
     Emergency,
 }
 
-/// A progress update from a running tool
-/// ([`ToolContext::progress`](crate::ToolContext::progress)).
+/// A progress update from a running tool (`ToolContext::progress`).
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Progress {

@@ -28,6 +28,8 @@ pub use fusion::{Fusion, fuse, seat_vectors};
 pub(crate) use index::STRONG_SPREAD;
 pub use index::{CosineSpread, SemanticIndex, tool_text};
 pub use search::SemanticConfig;
+
+pub use crate::error::EmbedError;
 pub(crate) use search::{FusedHit, SemanticSearch};
 
 /// Turns texts into vectors whose cosine similarity says how alike they
@@ -75,43 +77,6 @@ pub trait Embedder: Send + Sync {
 
     /// One vector per text, in order, all of the same length.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
-}
-
-/// Why embedding failed: return it from [`Embedder::embed`] with a message
-/// that says what to do (a missing file, an endpoint that refused). At
-/// build it fails the registry; for a query `tool_info` falls back to
-/// keywords and reports it.
-///
-/// Its text is complete on its own; [`source`](std::error::Error::source)
-/// gives the cause when there is one (an I/O or HTTP error).
-#[derive(Clone, Debug, thiserror::Error)]
-#[error("{message}")]
-pub struct EmbedError {
-    message: String,
-    #[source]
-    source: Option<std::sync::Arc<dyn std::error::Error + Send + Sync>>,
-}
-
-impl EmbedError {
-    /// An error with a message saying what went wrong and what to do.
-    pub fn new(message: impl Into<String>) -> Self {
-        EmbedError {
-            message: message.into(),
-            source: None,
-        }
-    }
-
-    /// An error with a message and the error that caused it (the message
-    /// should include the cause's text: it is what users and models see).
-    pub fn with_source(
-        message: impl Into<String>,
-        source: impl std::error::Error + Send + Sync + 'static,
-    ) -> Self {
-        EmbedError {
-            message: message.into(),
-            source: Some(std::sync::Arc::new(source)),
-        }
-    }
 }
 
 /// Scales `v` to unit length (a zero vector stays zero).
